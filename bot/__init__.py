@@ -1,0 +1,1 @@
+"""The Discord bot, its Discord-free core and the Postgres store. Never imports torch."""

@@ -1,0 +1,69 @@
+"""Typed failures of a submission. Each carries a code, a message that says what to fix, and a tool log."""
+
+from __future__ import annotations
+
+from runner.api import ErrorCode, ErrorInfo
+
+MAX_LOG_CHARS = 8000
+
+
+def trim_log(text: str, limit: int = MAX_LOG_CHARS) -> str:
+    """Keep the head and the tail of a long log, where compilers and tracebacks put what matters."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    return f"{text[:head]}\n… [{len(text) - limit} characters cut] …\n{text[-tail:]}"
+
+
+class SubmissionError(Exception):
+    """A submission failed in a way the competitor can act on."""
+
+    code: ErrorCode = "runtime_error"
+
+    def __init__(self, message: str, log: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.log = trim_log(log) if log else None
+
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(code=self.code, message=self.message, log=self.log)
+
+
+class CompileError(SubmissionError):
+    code = "compile_error"
+
+
+class SourceSyntaxError(SubmissionError):
+    code = "syntax_error"
+
+
+class SubmissionImportError(SubmissionError):
+    code = "import_error"
+
+
+class MissingSolutionError(SubmissionError):
+    code = "missing_solution"
+
+
+class WrongAnswerError(SubmissionError):
+    """An output did not match the reference: the submission failed, rather than erred."""
+
+    code = "wrong_answer"
+
+
+class NoGpuError(SubmissionError):
+    code = "no_gpu"
+
+
+class SolutionRuntimeError(SubmissionError):
+    code = "runtime_error"
+
+
+class UnsupportedDtypeError(SubmissionError):
+    code = "unsupported_dtype"
+
+
+class UnknownProblemCodeError(SubmissionError):
+    code = "unknown_problem"

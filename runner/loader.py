@@ -1,0 +1,105 @@
+"""Loads a submission into a callable: a Python module's `solution`, or a CUDA library's `solution` symbol."""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import importlib.util
+import subprocess
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from runner.errors import MissingSolutionError, SourceSyntaxError, SubmissionImportError
+
+if TYPE_CHECKING:
+    import torch
+
+    from problems.base import DType, Problem
+
+BoundCall = Callable[[], object]
+
+def check_python_syntax(source: str, file_name: str) -> None:
+    """Raise SourceSyntaxError pointing at the line, before anything is imported."""
+    try:
+        ast.parse(source, filename=file_name)
+    except SyntaxError as exc:
+        line = (exc.text or "").rstrip("\n")
+        caret = " " * max((exc.offset or 1) - 1, 0) + "^"
+        raise SourceSyntaxError(
+            f"{file_name} line {exc.lineno}: {exc.msg}.", log=f"{line}\n{caret}" if line else None
+        ) from exc
+
+
+@dataclass
+class Solution:
+    """A loaded submission. `bind` fixes the arguments so that a timed call does only the call itself."""
+
+    language: str
+    _call: Callable[..., Any]
+    _convert: Callable[[Sequence[Any]], list[Any]]
+
+    def bind(self, inputs: Sequence[torch.Tensor], outputs: Sequence[torch.Tensor], extras: Sequence[Any]) -> BoundCall:
+        args = self._convert([*inputs, *outputs, *extras])
+        call = self._call
+        return lambda: call(*args)
+
+
+def load_python_solution(path: Path, module_name: str = "submission") -> Solution:
+    """Import the file at `path` as a module and take its `solution` function."""
+    source = path.read_text(encoding="utf-8")
+    check_python_syntax(source, path.name)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise SubmissionImportError(f"{path.name} could not be loaded as a Python module.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        tb = "".join(traceback.format_exception(exc)).replace(str(path.parent) + "/", "")
+        raise SubmissionImportError(
+            f"Importing {path.name} raised {type(exc).__name__}: {exc}", log=tb
+        ) from exc
+    fn = getattr(module, "solution", None)
+    if not callable(fn):
+        raise MissingSolutionError(f"{path.name} defines no function named `solution`. Define `def solution(...)`.")
+    return Solution("python", fn, list)
+
+
+def load_cuda_solution(library: Path, problem: Problem, dtype: DType) -> Solution:
+    """Load `solution` from a compiled library with the problem's ctypes signature."""
+    lib = ctypes.CDLL(str(library))
+    try:
+        fn = lib.solution
+    except AttributeError:
+        hint = ""
+        if _has_mangled_solution(library):
+            hint = ' The library has a C++ (mangled) `solution`: declare it `extern "C"`.'
+        raise MissingSolutionError(f'No `extern "C" void solution(...)` symbol in the compiled source.{hint}') from None
+    signature = problem.get_function_signature(dtype)
+    fn.argtypes = signature["argtypes"]
+    fn.restype = signature["restype"]
+    argtypes: list[Any] = signature["argtypes"]
+
+    def convert(values: Sequence[Any]) -> list[Any]:
+        out: list[Any] = []
+        for value, argtype in zip(values, argtypes, strict=True):
+            if hasattr(value, "data_ptr"):
+                out.append(ctypes.cast(ctypes.c_void_p(value.data_ptr()), argtype))
+            else:
+                out.append(argtype(value))
+        return out
+
+    return Solution("cuda", fn, convert)
+
+
+def _has_mangled_solution(library: Path) -> bool:
+    try:
+        out = subprocess.run(["nm", "-D", str(library)], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "8solution" in out.stdout
