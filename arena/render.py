@@ -15,7 +15,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | No
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align, strict=False)]
+        parts = [
+            str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align, strict=False)
+        ]
         return "  ".join(parts).rstrip()
 
     rule = "  ".join("-" * w for w in widths)

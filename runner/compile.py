@@ -89,7 +89,12 @@ def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None
     start = time.perf_counter()
     try:
         proc = subprocess.run(
-            cmd, cwd=build_dir, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False,
+            cmd,
+            cwd=build_dir,
+            capture_output=True,
+            text=True,
+            timeout=COMPILE_TIMEOUT_S,
+            check=False,
             env={**os.environ, "LC_ALL": "C"},
         )
     except subprocess.TimeoutExpired as exc:

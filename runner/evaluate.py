@@ -190,7 +190,9 @@ def _load(ev: Evaluation) -> Solution:
             )
         return load_cuda_solution(built.path, ev.problem, req.dtype)
     if req.language == "triton" and ev.device_kind != "gpu":
-        raise NoGpuError("Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs.")
+        raise NoGpuError(
+            "Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs."
+        )
     ev.events.emit("compiling", phase="import")
     path = src_dir / "submission.py"
     path.write_text(req.source, encoding="utf-8")
@@ -282,5 +284,7 @@ def _run_benchmark(
         raise SolutionRuntimeError(f"The solution failed while being timed on case {case['name']}: {exc}") from exc
     passed, details = _verify(ev, expected, outputs)
     if not passed:
-        raise WrongAnswerError(f"The output of case {case['name']} was wrong after timing: {describe_mismatch(details)}")
+        raise WrongAnswerError(
+            f"The output of case {case['name']} was wrong after timing: {describe_mismatch(details)}"
+        )
     return timing

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 BoundCall = Callable[[], object]
 
+
 def check_python_syntax(source: str, file_name: str) -> None:
     """Raise SourceSyntaxError pointing at the line, before anything is imported."""
     try:
@@ -61,9 +62,7 @@ def load_python_solution(path: Path, module_name: str = "submission") -> Solutio
         spec.loader.exec_module(module)
     except Exception as exc:
         tb = "".join(traceback.format_exception(exc)).replace(str(path.parent) + "/", "")
-        raise SubmissionImportError(
-            f"Importing {path.name} raised {type(exc).__name__}: {exc}", log=tb
-        ) from exc
+        raise SubmissionImportError(f"Importing {path.name} raised {type(exc).__name__}: {exc}", log=tb) from exc
     fn = getattr(module, "solution", None)
     if not callable(fn):
         raise MissingSolutionError(f"{path.name} defines no function named `solution`. Define `def solution(...)`.")

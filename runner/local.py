@@ -88,8 +88,15 @@ async def run_job(
         read_fd, write_fd = os.pipe()
         root = Path(__file__).resolve().parent.parent
         proc = await asyncio.create_subprocess_exec(
-            python, "-m", "runner.worker",
-            "--request", str(request_file), "--workdir", str(workdir), "--events-fd", str(write_fd),
+            python,
+            "-m",
+            "runner.worker",
+            "--request",
+            str(request_file),
+            "--workdir",
+            str(workdir),
+            "--events-fd",
+            str(write_fd),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from problems.base import ELEMENT_BYTES, DeviceKind, DType, Param, Problem, TestCase, Tolerance
 from problems.inputs import normal_case
@@ -34,7 +34,7 @@ class Matmul(Problem):
     flops_formula = "2 · M · N · K (a multiply and an add per term)"
     bytes_formula = "(M·K + K·N + M·N) · sizeof(dtype)"
     # The float32 bound admits float32 accumulation in any order but not TF32 operands (about 1e-3 off).
-    tolerances = {
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
         "float32": Tolerance(rtol=1e-4, atol=1e-4),
         "float16": Tolerance(rtol=5e-3, atol=5e-3),
         "bfloat16": Tolerance(rtol=2e-2, atol=2e-2),

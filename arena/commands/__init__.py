@@ -1,0 +1,1 @@
+"""One module per command group. Each defines `register(subparsers)`; `arena.cli` finds them all."""

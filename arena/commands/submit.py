@@ -1,0 +1,66 @@
+"""`arena submit`: verify and benchmark one solution file on the local runner."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import uuid
+from pathlib import Path
+
+from arena.commands.problems import check_dtype, find_problem
+from arena.render import ProgressPrinter, render_result
+from bot.core.errors import UserFacingError
+from bot.core.uploads import check_upload
+from problems.base import DTYPES
+from runner.api import JobRequest, MeasureConfig
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    from runner.local import run_job
+
+    problem = find_problem(args.slug)
+    path = Path(args.file)
+    if not path.is_file():
+        raise UserFacingError(f"{path} does not exist or is not a file.")
+    upload = check_upload(path.name, path.read_bytes())
+    check_dtype(problem, args.dtype)
+    request = JobRequest(
+        submission_id=f"cli-{uuid.uuid4().hex[:12]}",
+        problem_slug=problem.slug,
+        problem_version=problem.version,
+        language=upload.language,
+        file_name=upload.file_name,
+        source=upload.source,
+        dtype=args.dtype,
+        mode=args.mode,
+        device_kind=args.device,
+        measure=MeasureConfig(target_cv=args.target_cv, max_samples=args.max_samples, max_seconds=args.max_seconds),
+    )
+    print(
+        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{args.dtype}, {args.mode}] "
+        "on the local runner",
+        file=sys.stderr,
+    )
+    result = asyncio.run(run_job(request, ProgressPrinter()))
+    if args.json:
+        print(result.model_dump_json(indent=2))
+    else:
+        print(render_result(result))
+    return 0 if result.status == "passed" else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("submit", help="verify and benchmark a solution file")
+    p.add_argument("slug")
+    p.add_argument("file")
+    p.add_argument("--dtype", choices=DTYPES, default="float32")
+    p.add_argument("--mode", choices=["test", "benchmark"], default="benchmark")
+    p.add_argument(
+        "--device", choices=["auto", "gpu", "cpu"], default="auto", help="where to run (default: GPU if any)"
+    )
+    p.add_argument("--target-cv", type=float, default=0.01, help="stop timing a case once the CV is under this")
+    p.add_argument("--max-samples", type=int, default=1000)
+    p.add_argument("--max-seconds", type=float, default=10.0, help="timing budget per case")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=cmd_submit)
