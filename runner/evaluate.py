@@ -183,12 +183,14 @@ def _load(ev: Evaluation) -> Solution:
         capability = torch.cuda.get_device_capability() if ev.device_kind == "gpu" else None
         built = compile_cuda(req.source, ev.workdir / "build", cuda_arch(capability))
         ev.events.emit("compiled", message=f"{built.seconds:.2f} s", phase="nvcc")
+        # Loading needs no GPU, so a missing `solution` symbol is reported even on a CPU runner.
+        solution = load_cuda_solution(built.path, ev.problem, req.dtype)
         if ev.device_kind != "gpu":
             raise NoGpuError(
                 "The CUDA source compiled, but this runner has no GPU to run it on. "
                 "Submit to a GPU runner, or send a .py solution to run on the CPU."
             )
-        return load_cuda_solution(built.path, ev.problem, req.dtype)
+        return solution
     if req.language == "triton" and ev.device_kind != "gpu":
         raise NoGpuError(
             "Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs."

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs the GPU side of the project on a machine with a CUDA GPU: installs carried wheels (if any), runs the
+# `gpu` and `nvcc` tests, the examples through the CLI, and whatever benchmarks are named in GPU_BENCH.
+# Logs go to $OUT (default: ./gpu-logs).
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-logs}
+mkdir -p "$OUT"
+if compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
+  python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", torch.__version__, torch.cuda.get_device_name())'
+  nvcc --version | tail -1
+} 2>&1 | tee "$OUT/env.txt"
+
+arena() { python3 -m arena "$@"; }
+status=0
+python3 -m pytest -p no:cacheprovider -m "gpu or nvcc" ${GPU_TESTS:-tests} -q -rs 2>&1 | tee "$OUT/gpu-tests.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+{
+  echo "\$ arena submit matmul examples/matmul_naive.cu"; arena submit matmul examples/matmul_naive.cu
+  echo; echo "\$ arena submit matmul examples/matmul_triton.py"; arena submit matmul examples/matmul_triton.py
+  echo; echo "\$ arena submit vector_add examples/vector_add.cu"; arena submit vector_add examples/vector_add.cu
+} 2>&1 | tee "$OUT/examples.txt"
+for bench in ${GPU_BENCH:-}; do
+  python3 "$bench" 2>&1 | tee "$OUT/$(basename "$bench" .py).txt"
+done
+exit $status

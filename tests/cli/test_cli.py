@@ -1,0 +1,85 @@
+"""The `arena` command line, run as a real subprocess the way a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def test_submit_example_prints_per_case_gflops_table_and_exits_zero():
+    proc = arena("submit", "vector_add", "examples/vector_add.py", "--device", "cpu", "--max-seconds", "0.5")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("case"))
+    assert "GFLOPS" in header and "median" in header
+    rows = [line for line in lines if line.startswith("n=")]
+    assert len(rows) == 3
+    for row in rows:
+        gflops = float(row.split()[header.split().index("GFLOPS") + 2].replace(",", ""))
+        assert gflops > 0
+    assert "geometric mean" in proc.stdout
+    assert "test 3/3" in proc.stderr and "benchmark 3/3" in proc.stderr
+
+
+def test_submit_wrong_answer_exits_nonzero_and_names_case_and_index():
+    proc = arena("submit", "vector_add", "examples/vector_add_wrong.py", "--device", "cpu")
+    assert proc.returncode == 1
+    assert "wrong_answer" in proc.stdout
+    assert "first at [999]" in proc.stdout
+
+
+def test_unknown_problem_suggests_close_names():
+    proc = arena("submit", "matmull", "examples/matmul.py")
+    assert proc.returncode == 2
+    assert "Unknown problem 'matmull'" in proc.stderr and "'matmul'" in proc.stderr
+
+
+def test_wrong_extension_is_refused_with_what_to_attach(tmp_path: Path):
+    bad = tmp_path / "solution.txt"
+    bad.write_text("print('hi')")
+    proc = arena("submit", "vector_add", str(bad))
+    assert proc.returncode == 2
+    assert ".cu or .py" in proc.stderr
+
+
+def test_json_output_is_a_submission_result(tmp_path: Path):
+    from runner.api import SubmissionResult
+
+    proc = arena("submit", "matmul", "examples/matmul.py", "--device", "cpu", "--mode", "test", "--json")
+    assert proc.returncode == 0, proc.stderr
+    result = SubmissionResult.model_validate_json(proc.stdout)
+    assert result.status == "passed" and len(result.tests) == 3
+
+
+def test_problems_lists_every_builtin_problem():
+    from problems.registry import builtin_problems
+
+    proc = arena("problems")
+    assert proc.returncode == 0
+    for slug in builtin_problems():
+        assert slug in proc.stdout
+
+
+def test_show_gives_signature_formula_and_cases():
+    proc = arena("show", "matmul")
+    assert proc.returncode == 0
+    assert 'extern "C" void solution(const float* input_a' in proc.stdout
+    assert "2 · M · N · K" in proc.stdout
+    assert "4096x4096x4096" in proc.stdout
+
+
+def test_starter_writes_a_file(tmp_path: Path):
+    out = tmp_path / "s.cu"
+    proc = arena("starter", "vector_add", "--lang", "cuda", "--dtype", "bfloat16", "-o", str(out))
+    assert proc.returncode == 0
+    text = out.read_text()
+    assert "#include <cuda_bf16.h>" in text and "__nv_bfloat16* output_c" in text
