@@ -6,12 +6,11 @@ set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
 if compgen -G ".whl/*.whl" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
+  # Into the interpreter's own environment: sandboxed workers start with a clean environment, no PYTHONPATH.
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl || exit 1
 fi
+python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >/dev/null 2>&1 \
+  || export PYTHONPATH=$PWD
 export PYTHONUNBUFFERED=1
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
