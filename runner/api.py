@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 DType = Literal["float32", "float16", "bfloat16"]
 Language = Literal["cuda", "python", "triton"]
 Mode = Literal["test", "benchmark", "ranked"]
-Method = Literal["seed", "cpu"]
+Method = Literal["arena", "seed", "cpu"]
 ScoreMetric = Literal["gflops", "gbps"]
 SubmissionStatus = Literal["passed", "failed", "error"]
 EventType = Literal["accepted", "compiling", "compiled", "test_case", "benchmark_case", "done"]
@@ -42,14 +42,23 @@ class _Model(BaseModel):
 
 
 class MeasureConfig(_Model):
-    """How one test case is timed. The seed's rule: stop once the CV of GFLOPS is under `target_cv`."""
+    """How one test case is timed.
 
-    method: Method = "seed"
-    target_cv: float = Field(0.01, gt=0, le=1)
+    `arena` (the GPU default): L2 flushed by a read before every sample, a spin kernel that hides host launch
+    latency, events on the submission's stream, rotated input sets, and a stop on the relative standard error
+    of the median. `seed`: the seed's loop, kept for comparison: stop once the CV of GFLOPS is under
+    `target_cv`. `cpu`: the seed's loop with a monotonic clock (runs on CPU-only runners).
+    """
+
+    method: Method = "arena"
+    target_cv: float = Field(0.01, gt=0, le=1, description="seed and cpu: stop once the CV is under this")
+    target_rse: float = Field(0.005, gt=0, le=1, description="arena: stop once the median's relative SE is under this")
     min_samples: int = Field(5, ge=1)
     max_samples: int = Field(1000, ge=1)
+    min_time_s: float = Field(0.0, ge=0, description="arena: least summed measured time before stopping")
     max_seconds: float = Field(10.0, gt=0, description="wall-clock budget per case, warm-up excluded")
     warmup: bool = Field(True, description="the seed's warm-up: ten 5000x5000 matmuls before timing (GPU)")
+    input_sets: int = Field(4, ge=1, le=64, description="arena: input sets rotated between samples")
 
 
 class JobRequest(_Model):
@@ -105,6 +114,11 @@ class CaseTiming(_Model):
     samples: int
     cv: float = Field(description="coefficient of variation of per-sample GFLOPS")
     converged: bool
+    rse: float | None = Field(None, description="relative standard error of the median runtime (arena)")
+    dropped_samples: int = Field(0, description="samples discarded: throttled clocks or launch latency exposed")
+    sm_clock_mhz: float | None = Field(None, description="SM clock while this case was timed (NVML)")
+    temperature_c: float | None = None
+    measured_seconds: float | None = Field(None, description="sum of kept sample runtimes")
 
 
 class SubmissionResult(_Model):
@@ -157,3 +171,102 @@ def geometric_mean(values: list[float]) -> float | None:
 
 def arithmetic_mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+# -- runner HTTP API (DESIGN §3) ------------------------------------------------------------------------------
+
+JobState = Literal["queued", "running", "done", "cancelled"]
+ApiErrorCode = Literal[
+    "unauthorized", "bad_request", "not_found", "conflict", "queue_full", "payload_too_large", "internal"
+]
+
+
+class JobAccepted(_Model):
+    """The answer to `POST /v1/jobs`. A repeated submission id answers with the job it already has."""
+
+    job_id: str
+    submission_id: str
+    state: JobState
+    queue_position: int | None = Field(None, description="1 = next to start; null once running or finished")
+    created: bool = Field(True, description="false when this submission id was already known (idempotent repeat)")
+
+
+class JobStatus(_Model):
+    """The answer to `GET /v1/jobs/{id}`; `result` is set once the job is done."""
+
+    job_id: str
+    submission_id: str
+    state: JobState
+    queue_position: int | None = None
+    created_at: float = Field(description="Unix time")
+    started_at: float | None = None
+    finished_at: float | None = None
+    last_seq: int = Field(0, description="number of the newest event; resume streaming with ?after=last_seq")
+    result: SubmissionResult | None = None
+
+
+class GpuInfo(_Model):
+    index: int
+    name: str
+    uuid: str
+    capability: str
+    memory_mib: int | None = None
+
+
+class HealthInfo(_Model):
+    """The answer to `GET /v1/health`."""
+
+    status: Literal["ok", "degraded"] = Field(description="degraded: the sandbox lacks namespaces")
+    name: str
+    device: Literal["gpu", "cpu"]
+    gpu_count: int
+    gpus: list[GpuInfo] = Field(default_factory=list)
+    driver: str | None = None
+    torch: str | None = None
+    triton: str | None = None
+    nvcc: str | None = None
+    slots: int
+    free_slots: int
+    queue_depth: int
+    max_queue: int
+    sandbox: Literal["full", "network", "none"]
+    torch_loaded: bool = Field(description="whether the daemon process itself imported torch (it must not)")
+
+
+class ValidateRequest(_Model):
+    """`POST /v1/problems/validate`: the admission self-test of a problem module."""
+
+    problem_source: str = Field(min_length=1, max_length=MAX_SOURCE_BYTES)
+    dtype: DType = "float32"
+    device_kind: Literal["auto", "gpu", "cpu"] = "auto"
+
+
+class ValidateCheck(_Model):
+    """One admission check: the reference must pass, each obviously wrong output must fail."""
+
+    case: str
+    check: Literal["reference", "zeros", "constant", "copy_input", "flops"]
+    expect: Literal["pass", "fail"]
+    ok: bool = Field(description="the verdict matched the expectation")
+    message: str
+
+
+class ValidateReport(_Model):
+    ok: bool
+    slug: str | None = None
+    title: str | None = None
+    version: int | None = None
+    device: str = "unknown"
+    checks: list[ValidateCheck] = Field(default_factory=list)
+    error: ErrorInfo | None = None
+
+
+class ApiErrorBody(_Model):
+    code: ApiErrorCode
+    message: str
+
+
+class ApiError(_Model):
+    """Every error answer of the runner: `{"error": {"code", "message"}}` with a real HTTP status."""
+
+    error: ApiErrorBody

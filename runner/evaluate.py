@@ -24,6 +24,7 @@ from runner.api import (
     ErrorInfo,
     JobEvent,
     JobRequest,
+    MeasureConfig,
     SubmissionResult,
     TestOutcome,
     arithmetic_mean,
@@ -40,7 +41,9 @@ from runner.errors import (
 )
 from runner.loader import Solution, load_cuda_solution, load_python_solution
 from runner.measure import measure_case
-from runner.measure.timers import CallTimer, MonotonicTimer, SeedEventTimer, seed_warmup
+from runner.measure.gpu import ArenaEventTimer, reset_persisting_l2
+from runner.measure.measurement import SampleTimer
+from runner.measure.timers import MonotonicTimer, SeedEventTimer, seed_warmup
 
 if TYPE_CHECKING:
     import torch
@@ -164,7 +167,7 @@ def _run(ev: Evaluation) -> SubmissionResult:
         return ev.result("passed")
 
     with ev.phase("benchmark"):
-        timer = _timer(ev.device_kind)
+        timer = _timer(_measure_config(ev))
         for index, case in enumerate(cases):
             timing = _run_benchmark(ev, solution, timer, case, index, seed)
             ev.timings.append(timing)
@@ -255,25 +258,46 @@ def _run_test(ev: Evaluation, solution: Solution, case: TestCase, index: int, se
     )
 
 
-def _timer(device_kind: DeviceKind) -> CallTimer:
-    if device_kind == "gpu":
-        seed_warmup()
+# Input sets rotated during timing share this much memory, so large cases keep at least one set.
+INPUT_POOL_BYTES = 2 * 1024**3
+
+
+def _measure_config(ev: Evaluation) -> MeasureConfig:
+    config = ev.request.measure
+    if ev.device_kind == "cpu":
+        return config.model_copy(update={"method": "cpu", "input_sets": 1})
+    if config.method == "cpu":
+        return config.model_copy(update={"method": "arena"})
+    if config.method == "seed":
+        return config.model_copy(update={"input_sets": 1})
+    return config
+
+
+def _timer(config: MeasureConfig) -> SampleTimer:
+    if config.method == "arena":
+        return ArenaEventTimer()
+    if config.method == "seed":
+        if config.warmup:
+            seed_warmup()
         return SeedEventTimer()
     return MonotonicTimer()
 
 
 def _run_benchmark(
-    ev: Evaluation, solution: Solution, timer: CallTimer, case: TestCase, index: int, seed: int
+    ev: Evaluation, solution: Solution, timer: SampleTimer, case: TestCase, index: int, seed: int
 ) -> CaseTiming:
-    inputs, expected, outputs = _make_case(ev, case, index, seed)
+    config = _measure_config(ev)
+    bytes_per_set = max(ev.problem.get_bytes(case, ev.request.dtype), 1)
+    n_sets = max(1, min(config.input_sets, INPUT_POOL_BYTES // bytes_per_set))
     extras = ev.problem.get_extra_params(case)
-    call = solution.bind(inputs, outputs, extras)
-    config = ev.request.measure
-    if ev.device_kind == "cpu" and config.method != "cpu":
-        config = config.model_copy(update={"method": "cpu"})
+    # Set 0 uses the same seed as the test of this case; the others are fresh draws.
+    sets = [_make_case(ev, case, index + 7919 * k, seed) for k in range(n_sets)]
+    calls = [solution.bind(inputs, outputs, extras) for inputs, _, outputs in sets]
+    if config.method == "arena":
+        reset_persisting_l2()
     try:
         timing = measure_case(
-            call,
+            calls,
             timer,
             config,
             flops=ev.problem.get_flops(case),
@@ -284,9 +308,10 @@ def _run_benchmark(
         )
     except Exception as exc:
         raise SolutionRuntimeError(f"The solution failed while being timed on case {case['name']}: {exc}") from exc
-    passed, details = _verify(ev, expected, outputs)
-    if not passed:
-        raise WrongAnswerError(
-            f"The output of case {case['name']} was wrong after timing: {describe_mismatch(details)}"
-        )
+    for _, expected, outputs in sets:
+        passed, details = _verify(ev, expected, outputs)
+        if not passed:
+            raise WrongAnswerError(
+                f"The output of case {case['name']} was wrong after timing: {describe_mismatch(details)}"
+            )
     return timing

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import math
 import statistics
 from abc import ABC, abstractmethod
 
@@ -50,3 +52,54 @@ class CoefficientOfVariation(StoppingCriterion):
 
 
 CRITERIA: dict[str, type[StoppingCriterion]] = {CoefficientOfVariation.name: CoefficientOfVariation}
+
+
+class MedianRelativeError(StoppingCriterion):
+    """Stop once the relative standard error of the median runtime is under `target_rse`.
+
+    Unlike the CV, which measures spread and does not shrink with more samples, the standard error of the
+    median shrinks as samples accumulate, so a noisy kernel still converges. The error is read off the
+    distribution-free 95 % confidence interval of the median (order statistics n/2 ± 0.98·√n), so a few
+    outliers cannot stall or fool it. `min_time_s` requires enough summed runtime before stopping.
+    """
+
+    name = "median-rse"
+    _Z = 1.96
+
+    def __init__(self, target_rse: float = 0.005, min_samples: int = 10, min_time_s: float = 0.0) -> None:
+        super().__init__()
+        self.target_rse = target_rse
+        self.min_samples = max(min_samples, 10)
+        self.min_time_s = min_time_s
+        self._sorted: list[float] = []
+        self._total = 0.0
+
+    def reset(self) -> None:
+        super().reset()
+        self._sorted = []
+        self._total = 0.0
+
+    def add(self, runtime_s: float) -> None:
+        super().add(runtime_s)
+        bisect.insort(self._sorted, runtime_s)
+        self._total += runtime_s
+
+    def rse(self) -> float:
+        n = len(self._sorted)
+        if n < 10:
+            return float("inf")
+        half = self._Z * math.sqrt(n) / 2
+        lo = max(math.floor(n / 2 - half), 0)
+        hi = min(math.ceil(n / 2 + half), n - 1)
+        median = statistics.median(self._sorted)
+        if median <= 0:
+            return float("inf")
+        return (self._sorted[hi] - self._sorted[lo]) / (2 * self._Z) / median
+
+    def is_finished(self) -> bool:
+        return (
+            len(self.runtimes) >= self.min_samples and self._total >= self.min_time_s and self.rse() < self.target_rse
+        )
+
+
+CRITERIA[MedianRelativeError.name] = MedianRelativeError

@@ -1,60 +1,86 @@
-"""The measurement loop for one test case, shaped like nvbench's: warm up, run trials, summarise."""
+"""The measurement loop for one test case, shaped like nvbench's: calibrate, warm up, run trials, summarise."""
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from runner.api import CaseTiming, MeasureConfig
-from runner.measure.criteria import CoefficientOfVariation
-from runner.measure.timers import CallTimer
+from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
+
+BoundCall = Callable[[], object]
+# A timer runs one call and returns its runtime in seconds, or None when the sample must be discarded.
+SampleTimer = Callable[[BoundCall], float | None]
+
+
+def make_criterion(config: MeasureConfig) -> StoppingCriterion:
+    if config.method == "arena":
+        return MedianRelativeError(config.target_rse, config.min_samples, config.min_time_s)
+    return CoefficientOfVariation(config.target_cv, config.min_samples)
 
 
 @dataclass
 class Measurement:
-    """Times one bound call until the stopping criterion holds or a cap is reached.
+    """Times a case until its stopping criterion holds or a cap is reached.
 
-    `run()` reads as its phases: one untimed call, then `do { time one call } while (!finished)`, then the
-    summary from raw runtimes.
+    `calls` holds one bound call per input set; sample i uses set i mod len(calls), so addresses and values
+    change between samples. `run()` reads as its phases.
     """
 
-    call: Callable[[], object]
-    timer: CallTimer
+    calls: Sequence[BoundCall]
+    timer: SampleTimer
     config: MeasureConfig
     flops: int
     bytes: int
     runtimes: list[float] = field(default_factory=list)
+    dropped: int = 0
     timed_out: bool = False
 
     def run(self, index: int, name: str, dims: list[int]) -> CaseTiming:
         self.run_warmup()
-        self.run_trials()
-        return self.summarise(index, name, dims)
+        criterion = self.run_trials()
+        return self.summarise(criterion, index, name, dims)
 
     def run_warmup(self) -> None:
-        self.timer(self.call)
+        calibrate = getattr(self.timer, "calibrate", None)
+        if calibrate is not None:
+            calibrate(self.calls[0])
+        for call in self.calls:
+            self.timer(call)
 
-    def run_trials(self) -> None:
-        criterion = CoefficientOfVariation(self.config.target_cv, self.config.min_samples)
+    def run_trials(self) -> StoppingCriterion:
+        criterion = make_criterion(self.config)
         deadline = time.monotonic() + self.config.max_seconds
-        while True:
-            runtime = self.timer(self.call)
-            self.runtimes.append(runtime)
-            criterion.add(runtime)
-            if criterion.is_finished() or len(self.runtimes) >= self.config.max_samples:
-                break
+        attempts = 0
+        # Dropped samples count against a cap too, so a timer that keeps dropping cannot loop forever.
+        while attempts < 4 * self.config.max_samples:
+            runtime = self.timer(self.calls[attempts % len(self.calls)])
+            attempts += 1
+            if runtime is None:
+                self.dropped += 1
+            else:
+                self.runtimes.append(runtime)
+                criterion.add(runtime)
+                if criterion.is_finished() or len(self.runtimes) >= self.config.max_samples:
+                    break
             if time.monotonic() > deadline:
                 self.timed_out = True
                 break
-        self._cv = criterion.cv()
-        self._converged = criterion.is_finished()
+        return criterion
 
-    def summarise(self, index: int, name: str, dims: list[int]) -> CaseTiming:
+    def summarise(self, criterion: StoppingCriterion, index: int, name: str, dims: list[int]) -> CaseTiming:
+        if not self.runtimes:
+            raise RuntimeError(f"no sample of case {name} could be kept ({self.dropped} dropped)")
         median = statistics.median(self.runtimes)
         mean = statistics.fmean(self.runtimes)
         per_sample_gflops = [self.flops / t / 1e9 for t in self.runtimes if t > 0]
+        cv = CoefficientOfVariation(min_samples=2)
+        for t in self.runtimes:
+            cv.add(t)
+        rse = criterion.rse() if isinstance(criterion, MedianRelativeError) else None
+        sensors = getattr(self.timer, "sensors", None)
         return CaseTiming(
             index=index,
             name=name,
@@ -68,14 +94,19 @@ class Measurement:
             flops=self.flops,
             bytes=self.bytes,
             samples=len(self.runtimes),
-            cv=self._cv if self._cv != float("inf") else -1.0,
-            converged=self._converged,
+            cv=cv.cv() if len(self.runtimes) > 1 else -1.0,
+            converged=criterion.is_finished(),
+            rse=rse if rse is not None and rse != float("inf") else None,
+            dropped_samples=self.dropped,
+            sm_clock_mhz=sensors.sm_clock_mhz() if sensors is not None else None,
+            temperature_c=sensors.temperature_c() if sensors is not None else None,
+            measured_seconds=sum(self.runtimes),
         )
 
 
 def measure_case(
-    call: Callable[[], object],
-    timer: CallTimer,
+    calls: Sequence[BoundCall],
+    timer: SampleTimer,
     config: MeasureConfig,
     *,
     flops: int,
@@ -84,5 +115,5 @@ def measure_case(
     name: str,
     dims: list[int],
 ) -> CaseTiming:
-    """Time `call` for one test case (see Measurement)."""
-    return Measurement(call, timer, config, flops, bytes_moved).run(index, name, dims)
+    """Time one test case (see Measurement)."""
+    return Measurement(calls, timer, config, flops, bytes_moved).run(index, name, dims)

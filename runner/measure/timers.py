@@ -4,13 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol
-
-
-class CallTimer(Protocol):
-    def __call__(self, call: Callable[[], object]) -> float:
-        """Run `call` once and return its runtime in seconds."""
-        ...
 
 
 class MonotonicTimer:

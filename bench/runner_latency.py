@@ -1,0 +1,183 @@
+"""Runner latency: POST → done for one submission on a warm runner daemon, split by phase.
+
+    python bench/runner_latency.py --out bench/results/runner_latency.txt            # GPU: matmul, CUDA
+    python bench/runner_latency.py --cpu --out bench/results/runner_latency_cpu.txt  # CPU smoke run
+
+It starts `arena runner serve` on a free port of 127.0.0.1 (a fresh state directory and secret), warms it
+with a few jobs, then posts `--jobs` submissions one after another and reports p50 and p95 of the wall
+time the client sees and of each phase the runner reports: queue, nvcc, startup (worker start, torch import,
+CUDA initialisation), compile (loading the library or importing the module), test, benchmark, total.
+Each CUDA job gets a unique comment, so nvcc really runs every time (no compile-cache hit), as for a new
+submission; pass --cached to measure the cache hit instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.runner_client import RunnerClient  # noqa: E402
+from runner.api import HealthInfo, JobRequest, SubmissionResult  # noqa: E402
+
+PHASES = ("queue", "nvcc", "startup", "compile", "test", "benchmark", "total")
+
+
+@dataclass
+class Sample:
+    wall_s: float
+    phases: dict[str, float]
+    status: str
+
+
+@dataclass
+class Run:
+    health: HealthInfo
+    request: JobRequest
+    samples: list[Sample] = field(default_factory=list)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    return statistics.quantiles(ordered, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+def _request(args: argparse.Namespace, index: int) -> JobRequest:
+    source = Path(args.example).read_text(encoding="utf-8")
+    language = "cuda" if args.example.endswith(".cu") else "python"
+    if language == "cuda" and not args.cached:
+        source += f"\n// bench job {index} {secrets.token_hex(4)}\n"  # a new source: nvcc runs, no cache hit
+    return JobRequest(
+        submission_id=f"bench-{index}-{secrets.token_hex(4)}",
+        problem_slug=args.problem,
+        language=language,  # type: ignore[arg-type]
+        file_name=Path(args.example).name,
+        source=source,
+        mode=args.mode,
+        device_kind="cpu" if args.cpu else "auto",
+    )
+
+
+async def _one(client: RunnerClient, request: JobRequest) -> Sample:
+    start = time.monotonic()
+    accepted = await client.submit(request)
+    result: SubmissionResult | None = await client.wait_result(accepted.job_id)
+    wall = time.monotonic() - start
+    if result is None:
+        raise RuntimeError("a bench job was cancelled")
+    if result.status != "passed":
+        raise RuntimeError(f"a bench job did not pass: {result.error}")
+    return Sample(wall, dict(result.phase_seconds), result.status)
+
+
+async def _measure(args: argparse.Namespace, url: str, secret: bytes) -> Run:
+    async with RunnerClient(url, secret, timeout_s=60) as client:
+        for _ in range(100):
+            try:
+                health = await client.health()
+                break
+            except Exception:
+                await asyncio.sleep(0.2)
+        else:
+            raise RuntimeError("the daemon did not answer /v1/health")
+        run = Run(health, _request(args, 0))
+        for index in range(args.warmup):
+            await _one(client, _request(args, -1 - index))
+        for index in range(args.jobs):
+            sample = await _one(client, _request(args, index))
+            run.samples.append(sample)
+            print(f"  job {index + 1}/{args.jobs}: {sample.wall_s:.2f} s", file=sys.stderr, flush=True)
+        return run
+
+
+def _report(args: argparse.Namespace, run: Run) -> str:
+    h = run.health
+    device = ", ".join(g.name for g in h.gpus) or "CPU (" + platform.machine() + ")"
+    label = "CPU SMOKE RUN (no GPU)" if args.cpu or not h.gpus else "GPU"
+    lines = [
+        f"# runner latency, {label}: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
+        f"device: {device}; driver {h.driver}; torch {h.torch}; triton {h.triton}; nvcc {h.nvcc}",
+        f"sandbox: {h.sandbox}; slots: {h.slots}; host cores: {os.cpu_count()}",
+        f"job: {args.problem} {Path(args.example).name} mode={args.mode} "
+        f"({'nvcc every job' if args.example.endswith('.cu') and not args.cached else 'cache/import'}); "
+        f"{args.jobs} jobs after {args.warmup} warm-up, one at a time",
+        "",
+        f"{'phase':<10} {'p50 s':>8} {'p95 s':>8} {'mean s':>8}",
+    ]
+    series = {"wall": [s.wall_s for s in run.samples]}
+    for phase in PHASES:
+        values = [s.phases[phase] for s in run.samples if phase in s.phases]
+        if values:
+            series[phase] = values
+    for name, values in series.items():
+        p50, p95 = _percentile(values, 0.5), _percentile(values, 0.95)
+        lines.append(f"{name:<10} {p50:8.3f} {p95:8.3f} {statistics.fmean(values):8.3f}")
+    wall50 = _percentile(series["wall"], 0.5)
+    if "nvcc" in series:
+        lines.append("")
+        lines.append(f"nvcc share of the p50 wall time: {_percentile(series['nvcc'], 0.5) / wall50:.0%}")
+    lines.append(f"goal p50 < 10 s: {'met' if wall50 < 10 else 'NOT met'} (p50 wall {wall50:.2f} s)")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--jobs", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--cpu", action="store_true", help="CPU smoke run: vector_add.py on a CPU-only runner")
+    parser.add_argument("--problem", help="problem slug (default: matmul, or vector_add with --cpu)")
+    parser.add_argument("--example", help="solution file (default: examples/matmul_naive.cu or vector_add.py)")
+    parser.add_argument("--mode", choices=["test", "benchmark"], default="benchmark")
+    parser.add_argument("--cached", action="store_true", help="same CUDA source every job: measure cache hits")
+    args = parser.parse_args()
+    args.problem = args.problem or ("vector_add" if args.cpu else "matmul")
+    default_example = "vector_add.py" if args.cpu else "matmul_naive.cu"
+    args.example = args.example or str(ROOT / "examples" / default_example)
+
+    secret = secrets.token_hex(24)
+    port = _free_port()
+    state = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    state.chmod(0o711)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUNNER_")}
+    env.update({"RUNNER_SECRET": secret, "RUNNER_PORT": str(port), "RUNNER_STATE_DIR": str(state)})
+    env["RUNNER_DEVICE"] = "cpu" if args.cpu else "auto"
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "arena", "runner", "serve"], env=env, cwd=ROOT, stderr=subprocess.DEVNULL
+    )
+    try:
+        run = asyncio.run(_measure(args, f"http://127.0.0.1:{port}", secret.encode()))
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=30)
+    report = _report(args, run)
+    sys.stdout.write(report)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(report, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
