@@ -70,6 +70,8 @@ DEFAULT_TOLERANCES: dict[DType, Tolerance] = {
 class TestCase(TypedDict):
     """A test case: the seed's dict form. `create_inputs` draws fresh inputs from a generator on its device."""
 
+    __test__ = False  # type: ignore[misc]  # not a pytest test class
+
     name: str
     dims: tuple[int, ...]
     create_inputs: Callable[[torch.Generator], tuple[torch.Tensor, ...]]
