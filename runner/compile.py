@@ -67,25 +67,61 @@ def cache_key(source: str, arch: str) -> str:
     return digest.hexdigest()[:32]
 
 
-def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None = None) -> CompiledLibrary:
-    """Build `source` into a shared library in `build_dir`; reuse a cached build of identical inputs.
+# Where a trusted compile step (the daemon's sandboxed nvcc) left libraries for this process to load.
+# Looked up by cache key and never written to: the worker runs competitor code, so it must not feed a cache.
+_prebuilt_dir: Path | None = None
 
-    Raises CompileError with nvcc's output (paths made relative) when the build fails or takes too long.
-    """
+
+def use_prebuilt(directory: Path | None) -> None:
+    """Make `compile_cuda` load `directory/<key>.so` when it exists instead of running nvcc."""
+    global _prebuilt_dir
+    _prebuilt_dir = directory
+
+
+def nvcc_command(arch: str, source: str, output: str) -> list[str]:
+    """The full nvcc command line: fixed flags only, never anything from the submission."""
     nvcc = nvcc_path()
     if nvcc is None:
         raise CompileError("nvcc was not found on this runner, so CUDA sources cannot be built here.")
+    return [nvcc, *compile_flags(arch), "-o", output, source]
+
+
+def clean_log(output: str, build_dir: Path) -> str:
+    """nvcc's output with the build directory removed, so messages read `solution.cu(3): error ...`."""
+    return output.replace(f"{build_dir}/", "")
+
+
+def cached_library(cache_dir: Path, key: str) -> Path | None:
+    path = cache_dir / f"{key}.so"
+    return path if path.is_file() and not path.is_symlink() else None
+
+
+def store_library(cache_dir: Path, key: str, library: Path) -> Path:
+    """Copy a freshly built library into the cache atomically (a reader never sees half a file)."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
+    shutil.copyfile(library, tmp, follow_symlinks=False)
+    target = cache_dir / f"{key}.so"
+    os.replace(tmp, target)
+    return target
+
+
+def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None = None) -> CompiledLibrary:
+    """Build `source` into a shared library in `build_dir`; reuse a cached or prebuilt build of identical inputs.
+
+    Raises CompileError with nvcc's output (paths made relative) when the build fails or takes too long.
+    """
     build_dir.mkdir(parents=True, exist_ok=True)
     key = cache_key(source, arch)
     target = build_dir / f"solution_{key}.so"
-    if cache_dir is not None:
-        cached = cache_dir / f"{key}.so"
-        if cached.exists():
+    for directory in (d for d in (_prebuilt_dir, cache_dir) if d is not None):
+        cached = cached_library(directory, key)
+        if cached is not None:
             shutil.copyfile(cached, target)
             return CompiledLibrary(target, 0.0, True, "")
     src = build_dir / SOURCE_NAME
     src.write_text(source, encoding="utf-8")
-    cmd = [nvcc, *compile_flags(arch), "-o", target.name, SOURCE_NAME]
+    cmd = nvcc_command(arch, SOURCE_NAME, target.name)
     start = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -100,13 +136,10 @@ def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None
     except subprocess.TimeoutExpired as exc:
         raise CompileError(f"nvcc took longer than {COMPILE_TIMEOUT_S:.0f} s; simplify the source.") from exc
     seconds = time.perf_counter() - start
-    output = (proc.stdout + proc.stderr).replace(f"{build_dir}/", "")
+    output = clean_log(proc.stdout + proc.stderr, build_dir)
     if proc.returncode != 0 or not target.exists():
         raise CompileError(f"nvcc failed with exit code {proc.returncode}.", log=output or "(no output)")
     log.info("compiled %s in %.2f s (arch %s)", key, seconds, arch)
     if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
-        shutil.copyfile(target, tmp)
-        os.replace(tmp, cache_dir / f"{key}.so")
+        store_library(cache_dir, key, target)
     return CompiledLibrary(target, seconds, False, output)

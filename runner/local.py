@@ -1,55 +1,62 @@
-"""Runs one job in a fresh worker process and streams its events back.
+"""Runs one job on this host: compile in the sandbox, then evaluate in a fresh sandboxed worker.
 
-The caller (the CLI today, the daemon later) never imports torch or the submission: a crash, a hang or a
-flood of output in the worker becomes an error result here, and the caller keeps going.
+The caller (the CLI, or the daemon's job table) never imports torch or the submission: a crash, a hang or a
+flood of output in the worker becomes an error result here, and the caller keeps going. Deadlines per phase
+(compile, tests, benchmark) and per job are kept here, from the worker's events, and enforced by killing the
+worker's whole process group.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import os
-import signal
+import platform
+import shutil
 import sys
-import tempfile
+import time
+import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from runner.api import ErrorInfo, JobEvent, JobRequest, SubmissionResult
-from runner.errors import trim_log
+from pydantic import ValidationError
 
-log = logging.getLogger(__name__)
-
-MAX_CAPTURE_BYTES = 64 * 1024
-DEFAULT_JOB_TIMEOUT_S = 900.0
+from runner.api import (
+    CaseTiming,
+    ErrorInfo,
+    JobEvent,
+    JobRequest,
+    SubmissionResult,
+    TestOutcome,
+    ValidateReport,
+    ValidateRequest,
+)
+from runner.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
+from runner.devices import Slot, default_slot
+from runner.errors import CompileError, trim_log
+from runner.executor import (
+    DEFAULT_JOB_TIMEOUT_S,
+    Deadlines,
+    Executor,
+    WarmWorker,
+    default_executor,
+    job_env,
+    job_name,
+    worker_argv,
+)
+from runner.process import SandboxedProcess, describe_exit
+from runner.sandbox import JobDir, python_command
 
 EventCallback = Callable[[JobEvent], Awaitable[None] | None]
 
-
-async def _read_capped(stream: asyncio.StreamReader, limit: int) -> bytes:
-    """Read a stream to its end, keeping only the first `limit` bytes, so output floods cost no memory."""
-    kept = bytearray()
-    while chunk := await stream.read(65536):
-        if len(kept) < limit:
-            kept += chunk[: limit - len(kept)]
-    return bytes(kept)
+PIPE_CLOSED_GRACE_S = 10.0
+SOLUTION_SO = "solution.so"
+MALFORMED = "The worker wrote a malformed result line and was stopped."
 
 
-async def _read_events(reader: asyncio.StreamReader, on_event: EventCallback | None) -> SubmissionResult | None:
-    result: SubmissionResult | None = None
-    while line := await reader.readline():
-        event = JobEvent.model_validate_json(line)
-        if event.type == "done":
-            result = event.result
-        if on_event is not None:
-            maybe = on_event(event)
-            if maybe is not None:
-                await maybe
-    return result
-
-
-def _failure(request: JobRequest, code: str, message: str, log_text: str) -> SubmissionResult:
+def failure_result(
+    request: JobRequest, code: str, message: str, log_text: str = "", **extra: object
+) -> SubmissionResult:
     return SubmissionResult(
         submission_id=request.submission_id,
         problem_slug=request.problem_slug,
@@ -58,79 +65,297 @@ def _failure(request: JobRequest, code: str, message: str, log_text: str) -> Sub
         language=request.language,
         mode=request.mode,
         status="error",
-        device="unknown",
+        device=str(extra.pop("device", "unknown")),
         error=ErrorInfo(code=code, message=message, log=trim_log(log_text) or None),  # type: ignore[arg-type]
+        **extra,  # type: ignore[arg-type]
     )
 
 
-def _describe_exit(returncode: int) -> str:
-    if returncode < 0:
+@dataclass
+class _PhaseClock:
+    """Which phase the worker is in, read from its events, and when that phase (or the job) runs out."""
+
+    deadlines: Deadlines
+    mode: str
+    job_deadline: float
+    phase: str = "compile"
+    phase_deadline: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.enter("compile")
+
+    def enter(self, phase: str) -> None:
+        limits = {"compile": self.deadlines.compile_s, "test": self.deadlines.test_s}
+        self.phase = phase
+        self.phase_deadline = time.monotonic() + limits.get(phase, self.deadlines.benchmark_s)
+
+    def observe(self, event: JobEvent) -> None:
+        if event.type == "compiled" and self.phase == "compile":
+            self.enter("test")
+        last_test = event.type == "test_case" and event.index is not None and event.index + 1 == event.count
+        if last_test and self.mode != "test":
+            self.enter("benchmark")
+
+    def remaining(self) -> float:
+        return min(self.phase_deadline, self.job_deadline) - time.monotonic()
+
+    def timeout_message(self) -> str:
+        if self.job_deadline <= self.phase_deadline:
+            return f"The job ran past its {self.deadlines.job_s:.0f} s limit and was stopped."
+        messages = {
+            "compile": f"Starting your submission took longer than the {self.deadlines.compile_s:.0f} s limit "
+            "for compiling and importing: look for slow work at import time.",
+            "test": f"The test phase ran past its {self.deadlines.test_s:.0f} s limit and was stopped: look for "
+            "an infinite loop or a kernel that never finishes.",
+            "benchmark": f"The benchmark phase ran past its {self.deadlines.benchmark_s:.0f} s limit and was "
+            "stopped: the solution hangs on some calls, or is far too slow to time.",
+        }
+        return messages[self.phase]
+
+
+@dataclass
+class _JobRun:
+    request: JobRequest
+    on_event: EventCallback | None
+    executor: Executor
+    slot: Slot
+    job: JobDir
+    started: float = field(default_factory=time.monotonic)
+    seq: int = 0
+    phases: dict[str, float] = field(default_factory=dict)
+    tests: list[TestOutcome] = field(default_factory=list)
+    timings: list[CaseTiming] = field(default_factory=list)
+    prebuilt: bool = False
+    warm: WarmWorker | None = None
+
+    @property
+    def device(self) -> str:
+        if self.request.device_kind == "cpu" or not self.slot.is_gpu:
+            return f"CPU ({platform.machine()})"
+        return self.slot.name
+
+    async def emit(self, event: JobEvent) -> None:
+        """Number the event in this job's own sequence and hand it to the caller."""
+        self.seq += 1
+        event = event.model_copy(update={"seq": self.seq})
+        if event.test is not None:
+            self.tests.append(event.test)
+        if event.timing is not None:
+            self.timings.append(event.timing)
+        if self.on_event is not None:
+            maybe = self.on_event(event)
+            if maybe is not None:
+                await maybe
+
+    def fail(self, code: str, message: str, log_text: str = "") -> SubmissionResult:
+        return failure_result(
+            self.request, code, message, log_text, device=self.device, tests=self.tests, timings=self.timings
+        )
+
+    async def run(self) -> SubmissionResult:
+        await self.emit(JobEvent(seq=0, type="accepted", message=self.device))
+        result: SubmissionResult | None = None
+        if self.request.language == "cuda":
+            result = await self.compile()
+        if result is None:
+            result = await self.evaluate()
+        return result
+
+    async def finish(self, result: SubmissionResult) -> SubmissionResult:
+        """Stamp the runner's own phase times on the result and send `done` (after the cleanup: the slot and
+        the disk are free by the time a client sees it)."""
+        self.phases["total"] = round(time.monotonic() - self.started, 4)
+        result = result.model_copy(update={"phase_seconds": {**result.phase_seconds, **self.phases}})
+        await self.emit(JobEvent(seq=0, type="done", message=result.status, result=result))
+        return result
+
+    async def compile(self) -> SubmissionResult | None:
+        """Build the CUDA source with nvcc in the sandbox, through the cache. A result means it failed."""
+        arch = cuda_arch(self.slot.capability)
+        key = await asyncio.to_thread(cache_key, self.request.source, arch)  # runs `nvcc --version` once
+        await self.emit(JobEvent(seq=0, type="compiling", phase="nvcc"))
+        start = time.monotonic()
+        cache = self.executor.cache_dir
+        cached = cached_library(cache, key) if cache is not None else None
+        if cached is None:
+            failed = await self._run_nvcc(arch)
+            if failed is not None:
+                return failed
+            built = self.job.out_dir / SOLUTION_SO
+            cached = await asyncio.to_thread(store_library, cache, key, built) if cache is not None else built
+        prebuilt = self.job.in_dir / "prebuilt"
+        await asyncio.to_thread(_install_prebuilt, cached, prebuilt / f"{key}.so")
+        self.prebuilt = True
+        self.phases["nvcc"] = round(time.monotonic() - start, 4)
+        message = "cached" if self.phases["nvcc"] < 0.05 else f"{self.phases['nvcc']:.2f} s"
+        await self.emit(JobEvent(seq=0, type="compiled", message=message, phase="nvcc"))
+        return None
+
+    async def _run_nvcc(self, arch: str) -> SubmissionResult | None:
+        source = self.job.in_dir / "solution.cu"
+        await asyncio.to_thread(source.write_text, self.request.source, encoding="utf-8")
         try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        return f"was killed by {name}"
-    return f"exited with code {returncode}"
+            argv = nvcc_command(arch, str(source), str(self.job.out_dir / SOLUTION_SO))
+        except CompileError as exc:
+            return self.fail(exc.code, exc.message)
+        limit = min(self.executor.deadlines.compile_s, self.executor.deadlines.job_s)
+        async with await SandboxedProcess.start(
+            self.executor.sandbox,
+            self.job,
+            lambda _fd: argv,
+            slot_env={"CUDA_VISIBLE_DEVICES": ""},
+            with_pipe=False,
+            writable_out=True,
+            output_limit=self.executor.output_limit,
+        ) as proc:
+            returncode = await proc.wait(limit)
+            output = clean_log(await proc.output(), self.job.in_dir)
+        if returncode is None:
+            return self.fail("compile_error", f"nvcc took longer than {limit:.0f} s; simplify the source.", output)
+        if returncode != 0 or not (self.job.out_dir / SOLUTION_SO).is_file():
+            return self.fail("compile_error", f"nvcc failed with exit code {returncode}.", output or "(no output)")
+        return None
+
+    async def evaluate(self) -> SubmissionResult:
+        request_file = self.job.in_dir / "request.json"
+        await asyncio.to_thread(request_file.write_text, self.request.model_dump_json(), encoding="utf-8")
+        deadlines = self.executor.deadlines
+        clock = _PhaseClock(deadlines, self.request.mode, self.started + deadlines.job_s)
+        spawned = time.monotonic()
+        if self.warm is not None:
+            proc = self.warm.process
+            self.warm.go()  # the worker has imported torch and created its CUDA context already
+        else:
+            proc = await SandboxedProcess.start(
+                self.executor.sandbox,
+                self.job,
+                lambda fd: worker_argv(self.executor, self.job, fd, None),
+                slot_env=job_env(self.slot, self.request),
+                with_pipe=True,
+                output_limit=self.executor.output_limit,
+            )
+        async with proc:
+            result, problem = await self._pump(proc, clock, spawned)
+            if result is not None:
+                return result
+            if problem is None:  # the pipe ended without a result: the worker died, or closed it and lingers
+                returncode = await proc.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
+                if returncode is not None:
+                    code, message = describe_exit(returncode, self.executor.max_file_mb)
+                    return self.fail(code, message, await proc.output())
+                problem = ("crashed", "The worker closed its result pipe without a result and was stopped.")
+            await proc.stop()
+            return self.fail(problem[0], problem[1], await proc.output())
+
+    async def _pump(
+        self, proc: SandboxedProcess, clock: _PhaseClock, spawned: float
+    ) -> tuple[SubmissionResult | None, tuple[str, str] | None]:
+        """Forward the worker's events until `done`; (result, None), or (None, (code, message)) on trouble,
+        or (None, None) when the pipe ended first."""
+        while True:
+            try:
+                line = await proc.read_line(clock.remaining())
+            except TimeoutError:
+                return None, ("timeout", clock.timeout_message())
+            except ValueError:
+                return None, ("crashed", MALFORMED)
+            if not line:
+                return None, None
+            try:
+                event = JobEvent.model_validate_json(line)
+            except ValidationError:
+                return None, ("crashed", MALFORMED)
+            self.phases.setdefault("startup", round(time.monotonic() - spawned, 4))
+            if event.type == "done":
+                return event.result or self.fail("internal", "The worker finished without a result."), None
+            clock.observe(event)
+            if event.type == "accepted" or (self.prebuilt and event.type in ("compiling", "compiled")):
+                continue  # already told: the runner sent its own accepted and nvcc events
+            await self.emit(event)
+
+
+def _install_prebuilt(library: Path, target: Path) -> None:
+    target.parent.mkdir(mode=0o755, exist_ok=True)
+    shutil.copyfile(library, target, follow_symlinks=False)
+    os.chmod(target, 0o644)
 
 
 async def run_job(
     request: JobRequest,
     on_event: EventCallback | None = None,
     *,
+    executor: Executor | None = None,
+    slot: Slot | None = None,
     timeout_s: float = DEFAULT_JOB_TIMEOUT_S,
     python: str = sys.executable,
+    warm: WarmWorker | None = None,
 ) -> SubmissionResult:
-    """Evaluate `request` in a fresh worker process; always returns a result, never raises for the job's faults."""
-    with tempfile.TemporaryDirectory(prefix=f"arena-job-{request.submission_id[:16]}-") as tmp:
-        workdir = Path(tmp)
-        request_file = workdir / "request.json"
-        request_file.write_text(request.model_dump_json(), encoding="utf-8")
-        read_fd, write_fd = os.pipe()
-        root = Path(__file__).resolve().parent.parent
-        proc = await asyncio.create_subprocess_exec(
-            python,
-            "-m",
-            "runner.worker",
-            "--request",
-            str(request_file),
-            "--workdir",
-            str(workdir),
-            "--events-fd",
-            str(write_fd),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            pass_fds=(write_fd,),
-            cwd=workdir,
-            env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"},
-            start_new_session=True,
+    """Evaluate `request` in a fresh sandboxed worker; always returns a result, never raises for the job's faults.
+
+    Events go to `on_event`, numbered from 1 and ending with `done`. Cancelling the calling task kills the
+    worker and deletes the job's private directory. `warm` is a worker started ahead for this slot; it is
+    used when it fits the request, and consumed either way.
+    """
+    executor = executor or await default_executor(python, timeout_s)
+    slot = slot or await asyncio.to_thread(default_slot)
+    if warm is not None and not warm.fits(slot, request):
+        await warm.discard()
+        warm = None
+    if warm is not None:
+        job = warm.job
+    else:
+        job = await asyncio.to_thread(
+            JobDir.create, executor.jobs_dir, job_name(), executor.sandbox.uid_for(slot.index)
         )
-        os.close(write_fd)
-        loop = asyncio.get_running_loop()
-        events = asyncio.StreamReader(limit=16 * 1024 * 1024)
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(events), os.fdopen(read_fd, "rb", buffering=0)
-        )
-        assert proc.stdout is not None
-        output_task = asyncio.create_task(_read_capped(proc.stdout, MAX_CAPTURE_BYTES))
-        try:
-            async with asyncio.timeout(timeout_s):
-                result = await _read_events(events, on_event)
-                await proc.wait()
-        except TimeoutError:
-            _kill_group(proc.pid)
-            await proc.wait()
-            return _failure(request, "timeout", f"The job ran past its {timeout_s:.0f} s limit and was stopped.", "")
-        finally:
-            transport.close()
-            _kill_group(proc.pid)
-        output = (await output_task).decode("utf-8", "replace")
-        if result is not None:
-            return result
-        message = f"The worker running your submission {_describe_exit(proc.returncode or 0)} before finishing."
-        return _failure(request, "crashed", message, output)
+    run = _JobRun(request, on_event, executor, slot, job, warm=warm)
+    try:
+        result = await run.run()
+    finally:
+        if warm is not None:
+            await warm.close()
+        await executor.sandbox.reap(job.uid)
+        await asyncio.to_thread(job.remove)
+    return await run.finish(result)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+async def run_validation(
+    request: ValidateRequest, *, executor: Executor | None = None, slot: Slot | None = None
+) -> ValidateReport:
+    """Run the admission self-test of a problem module (runner.admission) in a sandboxed worker."""
+    executor = executor or await default_executor()
+    slot = slot or await asyncio.to_thread(default_slot)
+    name = f"validate-{uuid.uuid4().hex[:16]}"
+    job = await asyncio.to_thread(JobDir.create, executor.jobs_dir, name, executor.sandbox.uid_for(slot.index))
+    try:
+        request_file = job.in_dir / "validate.json"
+        await asyncio.to_thread(request_file.write_text, request.model_dump_json(), encoding="utf-8")
+
+        def argv(fd: int | None) -> list[str]:
+            args = ["--request", str(request_file), "--report-fd", str(fd)]
+            return python_command(executor.sandbox.policy.python, "runner.admission", args)
+
+        env = dict(slot.env) if request.device_kind != "cpu" else {"CUDA_VISIBLE_DEVICES": ""}
+        async with await SandboxedProcess.start(
+            executor.sandbox, job, argv, slot_env=env, with_pipe=True, output_limit=executor.output_limit
+        ) as proc:
+            return await _read_report(proc, executor)
+    finally:
+        await executor.sandbox.reap(job.uid)
+        await asyncio.to_thread(job.remove)
+
+
+async def _read_report(proc: SandboxedProcess, executor: Executor) -> ValidateReport:
+    limit = executor.deadlines.validate_s
+    try:
+        line = await proc.read_line(limit)
+        if line:
+            return ValidateReport.model_validate_json(line)
+    except TimeoutError:
+        message = f"The admission test ran past its {limit:.0f} s limit; make the test cases smaller or faster."
+        return ValidateReport(ok=False, error=ErrorInfo(code="timeout", message=message))
+    except (ValueError, ValidationError):
+        return ValidateReport(ok=False, error=ErrorInfo(code="internal", message=MALFORMED))
+    returncode = await proc.wait(PIPE_CLOSED_GRACE_S)
+    code, message = describe_exit(returncode if returncode is not None else -9, executor.max_file_mb)
+    error = ErrorInfo(code=code, message=message, log=trim_log(await proc.output()) or None)  # type: ignore[arg-type]
+    return ValidateReport(ok=False, error=error)

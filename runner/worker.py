@@ -15,22 +15,46 @@ from pathlib import Path
 from runner.api import JobEvent, JobRequest
 
 
+def _wait_for_job(fd: int) -> bool:
+    """Do the slow start-up now (torch, the problems, the CUDA context), then block until the runner sends
+    `go`: the request file is in place by then. False when the runner dropped this worker instead."""
+    import torch
+
+    import runner.evaluate  # noqa: F401
+    from problems.registry import builtin_problems
+
+    builtin_problems()
+    if torch.cuda.is_available():
+        torch.empty(1, device="cuda")  # creates the context
+    with os.fdopen(fd, "rb") as channel:
+        return channel.readline().strip() == b"go"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="runner.worker")
     parser.add_argument("--request", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--events-fd", type=int, required=True)
+    parser.add_argument("--prebuilt-dir", type=Path, help="compiled libraries from the runner's own nvcc step")
+    parser.add_argument("--wait-fd", type=int, help="started ahead: prepare, then wait for `go` on this fd")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    if args.wait_fd is not None and not _wait_for_job(args.wait_fd):
+        return 0
 
     request = JobRequest.model_validate_json(args.request.read_text(encoding="utf-8"))
+    # Processes the submission starts must not hold the pipe open: its end-of-file tells the runner we are gone.
+    os.set_inheritable(args.events_fd, False)
     pipe = os.fdopen(args.events_fd, "w", buffering=1, encoding="utf-8")
 
     def send(event: JobEvent) -> None:
         pipe.write(event.model_dump_json() + "\n")
         pipe.flush()
 
+    from runner.compile import use_prebuilt
     from runner.evaluate import evaluate
+
+    use_prebuilt(args.prebuilt_dir)
 
     evaluate(request, args.workdir, send)
     pipe.close()

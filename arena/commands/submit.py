@@ -1,4 +1,4 @@
-"""`arena submit`: verify and benchmark one solution file on the local runner."""
+"""`arena submit`: verify and benchmark one solution file, on the local runner or a remote one (--runner)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,42 @@ from arena.render import ProgressPrinter, render_result
 from bot.core.errors import UserFacingError
 from bot.core.uploads import check_upload
 from problems.base import DTYPES
-from runner.api import JobRequest, MeasureConfig
+from runner.api import JobRequest, MeasureConfig, SubmissionResult
+
+
+def _read_secret(path: str | None) -> bytes:
+    if path is None:
+        raise UserFacingError("--runner needs --secret-file: the file holding the runner's shared secret.")
+    try:
+        secret = Path(path).read_bytes().strip()
+    except OSError as exc:
+        raise UserFacingError(f"Cannot read the secret file {path}: {exc.strerror}.") from exc
+    if not secret:
+        raise UserFacingError(f"The secret file {path} is empty.")
+    return secret
+
+
+async def _run_remote(url: str, secret: bytes, request: JobRequest) -> SubmissionResult:
+    """Submit to a runner daemon over HTTP and follow its events to the result."""
+    from bot.runner_client import RunnerClient, RunnerError
+
+    async with RunnerClient(url, secret) as runner:
+        try:
+            accepted = await runner.submit(request)
+            if accepted.queue_position:
+                print(f"  queued at position {accepted.queue_position}", file=sys.stderr)
+            result = await runner.wait_result(accepted.job_id, ProgressPrinter())
+        except RunnerError as exc:
+            raise UserFacingError(f"The runner at {url} failed: {exc.message} ({exc.code}).") from exc
+    if result is None:
+        raise UserFacingError("The job was cancelled on the runner before it finished.")
+    return result
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
     from runner.local import run_job
 
+    secret = _read_secret(args.secret_file) if args.runner else None
     problem = find_problem(args.slug)
     path = Path(args.file)
     if not path.is_file():
@@ -37,12 +67,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
         device_kind=args.device,
         measure=MeasureConfig(target_cv=args.target_cv, max_samples=args.max_samples, max_seconds=args.max_seconds),
     )
+    where = f"the runner at {args.runner}" if args.runner else "the local runner"
     print(
-        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{args.dtype}, {args.mode}] "
-        "on the local runner",
+        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{args.dtype}, {args.mode}] on {where}",
         file=sys.stderr,
     )
-    result = asyncio.run(run_job(request, ProgressPrinter()))
+    if secret is not None:
+        result = asyncio.run(_run_remote(args.runner, secret, request))
+    else:
+        result = asyncio.run(run_job(request, ProgressPrinter()))
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
@@ -63,4 +96,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-samples", type=int, default=1000)
     p.add_argument("--max-seconds", type=float, default=10.0, help="timing budget per case")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--runner", metavar="URL", help="use a remote runner daemon (e.g. http://gpu-host:8700)")
+    p.add_argument("--secret-file", metavar="F", help="file with the runner's shared secret (with --runner)")
     p.set_defaults(func=cmd_submit)

@@ -1,0 +1,26 @@
+"""`arena runner serve`: start the GPU runner daemon (configured by RUNNER_* variables, see docs/runner.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from bot.core.errors import UserFacingError
+
+
+def cmd_runner_serve(args: argparse.Namespace) -> int:
+    from runner.__main__ import serve
+    from runner.settings import SettingsError
+
+    try:
+        return serve(args.host, args.port, args.verbose)
+    except SettingsError as exc:
+        raise UserFacingError(str(exc)) from exc
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("runner", help="the GPU runner daemon")
+    runner_sub = p.add_subparsers(dest="runner_command", required=True)
+    serve = runner_sub.add_parser("serve", help="serve the runner HTTP API (settings from RUNNER_* variables)")
+    serve.add_argument("--host", help="listen address (default RUNNER_HOST or 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="listen port (default RUNNER_PORT or 8700)")
+    serve.set_defaults(func=cmd_runner_serve)

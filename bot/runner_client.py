@@ -1,0 +1,208 @@
+"""Client of a remote GPU runner's HTTP API (DESIGN §3): submit, status, streamed events with resume, cancel.
+
+Every request is signed (runner.auth). Calls that are idempotent (GET, DELETE, POST /v1/jobs, which is
+idempotent on the submission id) are retried on connection errors; the event stream reconnects after the
+last event number it has. Errors come back as RunnerError(status, code, message). This module imports the
+wire models (pydantic) and never torch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import TracebackType
+from typing import TypeVar
+
+import aiohttp
+from pydantic import BaseModel, ValidationError
+from yarl import URL
+
+from bot.core.errors import KernelArenaError
+from runner.api import (
+    ApiError,
+    HealthInfo,
+    JobAccepted,
+    JobEvent,
+    JobRequest,
+    JobStatus,
+    SubmissionResult,
+    ValidateReport,
+    ValidateRequest,
+)
+from runner.auth import sign_headers
+
+log = logging.getLogger(__name__)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+EventCallback = Callable[[JobEvent], Awaitable[None] | None]
+
+# The runner sends a blank line every 15 s on an idle stream; three missed ones mean the connection is dead.
+STREAM_READ_TIMEOUT_S = 45.0
+VALIDATE_TIMEOUT_S = 900.0
+
+
+class RunnerError(KernelArenaError):
+    """The runner refused a call or could not be reached. `status` is 0 when no HTTP answer came."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"runner answered {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _error_from(status: int, body: bytes) -> RunnerError:
+    try:
+        error = ApiError.model_validate_json(body).error
+        return RunnerError(status, error.code, error.message)
+    except ValidationError:
+        return RunnerError(status, "http_error", body.decode("utf-8", "replace")[:300] or f"HTTP {status}")
+
+
+class RunnerClient:
+    """One runner. Use as `async with RunnerClient(url, secret) as runner:`, or pass your own session."""
+
+    def __init__(
+        self,
+        base_url: str,
+        secret: bytes,
+        *,
+        session: aiohttp.ClientSession | None = None,
+        timeout_s: float = 30.0,
+        retries: int = 3,
+        retry_delay_s: float = 1.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._secret = secret
+        self._session = session
+        self._owns_session = session is None
+        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self._retries = retries
+        self._retry_delay_s = retry_delay_s
+
+    async def __aenter__(self) -> RunnerClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        if self._owns_session and self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        return self._session
+
+    def _signed(self, method: str, path: str, body: bytes) -> tuple[URL, dict[str, str]]:
+        url = URL(self.base_url + path, encoded=True)
+        headers = sign_headers(self._secret, method, url.raw_path_qs, body)
+        if body:
+            headers["Content-Type"] = "application/json"
+        return url, headers
+
+    async def _call(
+        self, method: str, path: str, body: bytes = b"", *, retry: bool, timeout: aiohttp.ClientTimeout | None = None
+    ) -> bytes:
+        """One signed call; the answer's body, or RunnerError. Retries connection errors when `retry`."""
+        attempts = self._retries if retry else 1
+        for attempt in range(1, attempts + 1):
+            url, headers = self._signed(method, path, body)  # signed anew: the runner rejects replays
+            try:
+                async with self._http().request(
+                    method, url, data=body or None, headers=headers, timeout=timeout or self._timeout
+                ) as response:
+                    data = await response.read()
+                    if response.status >= 400:
+                        raise _error_from(response.status, data)
+                    return data
+            except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+                if attempt == attempts:
+                    raise RunnerError(0, "unreachable", f"Cannot reach the runner at {self.base_url}: {exc!r}") from exc
+                log.info("%s %s failed (%r); retry %d of %d", method, path, exc, attempt, attempts - 1)
+                await asyncio.sleep(self._retry_delay_s * attempt)
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _parse(model: type[ModelT], data: bytes) -> ModelT:
+        try:
+            return model.model_validate_json(data)
+        except ValidationError as exc:
+            raise RunnerError(200, "bad_response", f"The runner's answer is not a {model.__name__}: {exc}") from exc
+
+    async def submit(self, request: JobRequest) -> JobAccepted:
+        """Queue a job. Safe to repeat: the runner answers with the job this submission id already has."""
+        data = await self._call("POST", "/v1/jobs", request.model_dump_json().encode(), retry=True)
+        return self._parse(JobAccepted, data)
+
+    async def status(self, job_id: str) -> JobStatus:
+        return self._parse(JobStatus, await self._call("GET", f"/v1/jobs/{job_id}", retry=True))
+
+    async def cancel(self, job_id: str) -> JobStatus:
+        return self._parse(JobStatus, await self._call("DELETE", f"/v1/jobs/{job_id}", retry=True))
+
+    async def health(self) -> HealthInfo:
+        return self._parse(HealthInfo, await self._call("GET", "/v1/health", retry=True))
+
+    async def validate(self, request: ValidateRequest) -> ValidateReport:
+        """Run a problem's admission self-test on the runner (not retried: it costs a GPU slot)."""
+        timeout = aiohttp.ClientTimeout(total=VALIDATE_TIMEOUT_S)
+        data = await self._call(
+            "POST", "/v1/problems/validate", request.model_dump_json().encode(), retry=False, timeout=timeout
+        )
+        return self._parse(ValidateReport, data)
+
+    async def events(self, job_id: str, after: int = 0) -> AsyncIterator[JobEvent]:
+        """The job's events numbered above `after`, live, ending with `done`. Reconnects after a dropped
+        connection from the last event received; gives up after `retries` failures in a row."""
+        failures = 0
+        while True:
+            path = f"/v1/jobs/{job_id}/events?after={after}"
+            try:
+                async for event in self._stream_once(path):
+                    failures = 0
+                    after = event.seq
+                    yield event
+                    if event.type == "done":
+                        return
+                raise aiohttp.ClientPayloadError("the event stream ended before `done`")
+            except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
+                failures += 1
+                if failures >= self._retries:
+                    raise RunnerError(
+                        0, "unreachable", f"The event stream of job {job_id} keeps failing: {exc!r}"
+                    ) from exc
+                log.info("job %s: event stream broke after %d (%r); reconnecting", job_id, after, exc)
+                await asyncio.sleep(self._retry_delay_s * failures)
+
+    async def _stream_once(self, path: str) -> AsyncIterator[JobEvent]:
+        url, headers = self._signed("GET", path, b"")
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout.total, sock_read=STREAM_READ_TIMEOUT_S)
+        async with self._http().get(url, headers=headers, timeout=timeout) as response:
+            if response.status >= 400:
+                raise _error_from(response.status, await response.read())
+            pending = b""
+            # Lines are split here rather than by readline(), whose limit a large final result could exceed.
+            async for chunk in response.content.iter_any():
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    if line.strip():
+                        yield self._parse(JobEvent, line)
+
+    async def wait_result(self, job_id: str, on_event: EventCallback | None = None) -> SubmissionResult | None:
+        """Follow the job to its end; the result, or None when it was cancelled."""
+        result: SubmissionResult | None = None
+        async for event in self.events(job_id):
+            if on_event is not None:
+                maybe = on_event(event)
+                if maybe is not None:
+                    await maybe
+            if event.type == "done":
+                result = event.result
+        return result

@@ -1,0 +1,121 @@
+"""What this host can run jobs on, found without creating a CUDA context: nvidia-smi (NVML) and metadata only.
+
+The daemon never imports torch. It learns the GPUs from `nvidia-smi`, the library versions from package
+metadata, and gives each GPU its own slot: a job sees exactly one GPU through CUDA_VISIBLE_DEVICES.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import logging
+import platform
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+NVIDIA_SMI_TIMEOUT_S = 20.0
+_QUERY = "index,uuid,name,compute_cap,driver_version,memory.total"
+
+
+class DeviceError(RuntimeError):
+    """The configured devices do not exist here; the message says which setting to change."""
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int
+    uuid: str
+    name: str
+    capability: tuple[int, int]
+    driver: str
+    memory_mib: int | None
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One place a job can run: a GPU, or the CPU. At most one job runs in a slot at a time."""
+
+    index: int
+    name: str
+    is_gpu: bool
+    env: Mapping[str, str] = field(default_factory=dict)
+    capability: tuple[int, int] | None = None
+
+
+def _parse_gpu(line: str) -> Gpu | None:
+    parts = [p.strip() for p in line.split(",")]
+    if len(parts) != 6:
+        return None
+    index, uuid, name, cap, driver, memory = parts
+    try:
+        major, minor = (int(x) for x in cap.split("."))
+        return Gpu(int(index), uuid, name, (major, minor), driver, int(memory) if memory.isdigit() else None)
+    except ValueError:
+        return None
+
+
+def query_gpus() -> list[Gpu]:
+    """The GPUs nvidia-smi reports; empty without a driver. Blocking: call it through `asyncio.to_thread`."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return []
+    try:
+        out = subprocess.run(
+            [smi, f"--query-gpu={_QUERY}", "--format=csv,noheader,nounits"],
+            capture_output=True,
+            text=True,
+            timeout=NVIDIA_SMI_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        log.warning("nvidia-smi failed, assuming no GPU: %s", exc)
+        return []
+    if out.returncode != 0:
+        log.warning("nvidia-smi exited with %d, assuming no GPU: %s", out.returncode, out.stderr.strip())
+        return []
+    return [gpu for line in out.stdout.splitlines() if line.strip() and (gpu := _parse_gpu(line))]
+
+
+def cpu_slot() -> Slot:
+    """The single CPU slot; it hides every GPU from the job."""
+    return Slot(0, f"CPU ({platform.machine()})", False, {"CUDA_VISIBLE_DEVICES": ""})
+
+
+def gpu_slots(gpus: Sequence[Gpu], wanted: Sequence[str] | None) -> list[Slot]:
+    """One slot per GPU (restricted to `wanted` indices or UUIDs), each seeing only its own GPU."""
+    chosen = list(gpus)
+    if wanted:
+        chosen = [g for g in gpus if str(g.index) in wanted or g.uuid in wanted]
+        missing = set(wanted) - {str(g.index) for g in chosen} - {g.uuid for g in chosen}
+        if missing:
+            raise DeviceError(f"RUNNER_GPUS names {', '.join(sorted(missing))}, which nvidia-smi does not list.")
+    # A UUID, unlike an index, names the same GPU whatever CUDA_DEVICE_ORDER the job's libraries use.
+    return [Slot(i, g.name, True, {"CUDA_VISIBLE_DEVICES": g.uuid}, g.capability) for i, g in enumerate(chosen)]
+
+
+def plan_slots(device: str, gpus: Sequence[Gpu], wanted: Sequence[str] | None) -> list[Slot]:
+    """Slots for RUNNER_DEVICE: `gpu` requires GPUs, `cpu` ignores them, `auto` uses them when present."""
+    if device == "cpu" or (device == "auto" and not gpus):
+        return [cpu_slot()]
+    if not gpus:
+        raise DeviceError("RUNNER_DEVICE=gpu, but nvidia-smi finds no GPU here. Install the driver or use auto.")
+    return gpu_slots(gpus, wanted)
+
+
+def default_slot() -> Slot:
+    """The local CLI's slot: the first GPU's name and architecture, every GPU visible, as before the daemon."""
+    gpus = query_gpus()
+    if not gpus:
+        return Slot(0, f"CPU ({platform.machine()})", False)
+    return Slot(0, gpus[0].name, True, {}, gpus[0].capability)
+
+
+def package_version(name: str) -> str | None:
+    """A distribution's version from its metadata: no import, so no CUDA initialisation."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None

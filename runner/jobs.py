@@ -1,0 +1,333 @@
+"""The daemon's job table: a FIFO queue with a maximum depth, one job per slot, numbered event logs that a
+client can re-read from any point, cancellation, and retention of finished jobs.
+
+Jobs live in memory. If the runner restarts, the bot re-posts them (POST /v1/jobs is idempotent on the
+submission id) or requeues them elsewhere (DESIGN §2.6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+
+from runner.api import (
+    ErrorInfo,
+    JobEvent,
+    JobRequest,
+    JobState,
+    JobStatus,
+    SubmissionResult,
+    ValidateReport,
+    ValidateRequest,
+)
+from runner.devices import Gpu, Slot, plan_slots, query_gpus
+from runner.executor import Executor, WarmWorker, start_warm_worker
+from runner.local import failure_result, run_job, run_validation
+from runner.metrics import Metrics
+from runner.settings import RunnerSettings
+
+log = logging.getLogger(__name__)
+
+# A slot idle this long starts the next job's worker ahead (with RUNNER_WARM_WORKERS). Jobs that follow each
+# other closely gain nothing from it: the worker would still be starting when they arrive.
+WARM_AFTER_IDLE_S = 1.0
+
+
+class QueueFullError(Exception):
+    """Every slot is busy and the queue is at its maximum depth."""
+
+    def __init__(self, depth: int, retry_after_s: int) -> None:
+        super().__init__(f"The runner's queue is full ({depth} jobs waiting). Retry in about {retry_after_s} s.")
+        self.retry_after_s = retry_after_s
+
+
+class JobConflictError(Exception):
+    """A submission id was posted again with a different request."""
+
+
+class UnknownJobError(KeyError):
+    """No job has this id (it never existed, or it finished longer ago than the retention time)."""
+
+
+class JobFinishedError(Exception):
+    """A cancel arrived for a job that has already finished."""
+
+
+@dataclass(eq=False)
+class Job:
+    """One submission's job: its request, state, and the events it produced so far, numbered from 1."""
+
+    id: str
+    request: JobRequest
+    created_at: float = field(default_factory=time.time)
+    queued_at: float = field(default_factory=time.monotonic)
+    state: JobState = "queued"
+    started_at: float | None = None
+    finished_at: float | None = None
+    result: SubmissionResult | None = None
+    events: list[JobEvent] = field(default_factory=list)
+    task: asyncio.Task[SubmissionResult] | None = None
+    queue_seconds: float = 0.0
+    _signal: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def finished(self) -> bool:
+        return self.state in ("done", "cancelled")
+
+    def append(self, event: JobEvent) -> None:
+        """Store an event under the next number and wake every reader. The final `done` result gets the time
+        the job waited in the queue, which only the daemon knows."""
+        if event.result is not None:
+            phases = {**event.result.phase_seconds, "queue": round(self.queue_seconds, 4)}
+            event = event.model_copy(update={"result": event.result.model_copy(update={"phase_seconds": phases})})
+        self.events.append(event.model_copy(update={"seq": len(self.events) + 1}))
+        if event.type == "done":
+            self.result = event.result
+            self.state = "done" if event.result is not None else "cancelled"
+            self.finished_at = time.time()
+        signal, self._signal = self._signal, asyncio.Event()
+        signal.set()
+
+    async def events_after(self, index: int, timeout: float) -> list[JobEvent]:
+        """Events numbered above `index`; waits up to `timeout` for one when there is none yet."""
+        if len(self.events) <= index and not self.finished:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._signal.wait(), timeout)
+        return self.events[index:]
+
+    def status(self, queue_position: int | None) -> JobStatus:
+        return JobStatus(
+            job_id=self.id,
+            submission_id=self.request.submission_id,
+            state=self.state,
+            queue_position=queue_position,
+            created_at=self.created_at,
+            started_at=self.started_at,
+            finished_at=self.finished_at,
+            last_seq=len(self.events),
+            result=self.result,
+        )
+
+
+@dataclass(eq=False)
+class _Validation:
+    request: ValidateRequest
+    future: asyncio.Future[ValidateReport] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+
+
+class JobManager:
+    """Owns the queue and the slots. `start()` probes the host; `close()` stops every job."""
+
+    def __init__(self, settings: RunnerSettings, metrics: Metrics) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.jobs: dict[str, Job] = {}
+        self.by_submission: dict[str, Job] = {}
+        self.queue: deque[Job | _Validation] = deque()
+        self.slots: list[Slot] = []
+        self.gpus: list[Gpu] = []
+        self.busy = 0
+        self.executor: Executor | None = None
+        self._ready = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._warm: dict[int, WarmWorker] = {}
+
+    async def start(self) -> None:
+        """Find the GPUs (nvidia-smi, never CUDA), probe the sandbox, and start one loop per slot."""
+        settings = self.settings
+        self.gpus = await asyncio.to_thread(query_gpus) if settings.device != "cpu" else []
+        self.slots = plan_slots(settings.device, self.gpus, settings.gpus)
+        self.executor = await Executor.from_settings(settings)
+        log.info("runner %s: %d slot(s): %s", settings.name, len(self.slots), ", ".join(s.name for s in self.slots))
+        self._tasks = [asyncio.create_task(self._slot_loop(slot), name=f"slot-{slot.index}") for slot in self.slots]
+        self._tasks.append(asyncio.create_task(self._sweep_loop(), name="retention"))
+
+    async def close(self) -> None:
+        for job in self.jobs.values():
+            if job.task is not None:
+                job.task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for warm in self._warm.values():
+            await warm.discard()
+        self._warm.clear()
+
+    # -- queries --------------------------------------------------------------------------------------------
+
+    def get(self, job_id: str) -> Job:
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise UnknownJobError(job_id)
+        return job
+
+    def position(self, job: Job) -> int | None:
+        """1 for the next job to start; None when the job is not waiting."""
+        if job.state != "queued":
+            return None
+        for index, item in enumerate(self.queue):
+            if item is job:
+                return index + 1
+        return None
+
+    @property
+    def free_slots(self) -> int:
+        return len(self.slots) - self.busy
+
+    # -- commands -------------------------------------------------------------------------------------------
+
+    def submit(self, request: JobRequest) -> tuple[Job, bool]:
+        """Queue a job, or return the one this submission id already has (False: not created)."""
+        existing = self.by_submission.get(request.submission_id)
+        if existing is not None:
+            if existing.request != request:
+                raise JobConflictError(
+                    f"Submission {request.submission_id} was already posted with a different request. "
+                    "Use a new submission id for a new request."
+                )
+            return existing, False
+        self._check_room()
+        job = Job(uuid.uuid4().hex, request)
+        self.jobs[job.id] = job
+        self.by_submission[request.submission_id] = job
+        self._enqueue(job)
+        log.info("job %s (submission %s) queued at %d", job.id, request.submission_id, len(self.queue))
+        return job, True
+
+    def cancel(self, job_id: str) -> Job:
+        job = self.get(job_id)
+        if job.state == "done":
+            raise JobFinishedError(f"Job {job_id} has already finished; there is nothing to cancel.")
+        if job.state == "queued":
+            self.queue.remove(job)
+            self._finish_cancelled(job)
+            self.metrics.job_finished("cancelled", None, {})
+        elif job.task is not None:
+            job.task.cancel()  # the slot loop records the cancellation once the worker is dead
+        log.info("job %s cancel requested", job_id)
+        return job
+
+    async def validate(self, request: ValidateRequest) -> ValidateReport:
+        self._check_room()
+        item = _Validation(request)
+        self._enqueue(item)
+        return await item.future
+
+    def sweep(self, now: float | None = None) -> int:
+        """Drop jobs that finished more than the retention time ago; returns how many."""
+        cutoff = (now if now is not None else time.time()) - self.settings.retention_s
+        old = [j for j in self.jobs.values() if j.finished_at is not None and j.finished_at < cutoff]
+        for job in old:
+            del self.jobs[job.id]
+            if self.by_submission.get(job.request.submission_id) is job:
+                del self.by_submission[job.request.submission_id]
+        return len(old)
+
+    # -- internals ------------------------------------------------------------------------------------------
+
+    def _check_room(self) -> None:
+        if len(self.queue) >= self.settings.max_queue and self.free_slots <= len(self.queue):
+            self.metrics.job_rejected()
+            waves = (len(self.queue) + 1) / max(len(self.slots), 1)
+            raise QueueFullError(len(self.queue), max(1, math.ceil(self.metrics.mean_job_s * waves)))
+
+    def _enqueue(self, item: Job | _Validation) -> None:
+        self.queue.append(item)
+        self._ready.set()
+
+    async def _next(self, timeout: float | None = None) -> Job | _Validation | None:
+        """The oldest waiting item; None if none came within `timeout`."""
+        try:
+            async with asyncio.timeout(timeout):
+                while not self.queue:
+                    self._ready.clear()
+                    await self._ready.wait()
+        except TimeoutError:
+            return None
+        return self.queue.popleft()
+
+    async def _slot_loop(self, slot: Slot) -> None:
+        """Run the queue's items on one slot, one at a time. A slot left idle for WARM_AFTER_IDLE_S starts the
+        next job's worker ahead; a job that follows straight on starts its own, as it would without that
+        option. A worker is never started ahead while a job runs, so a timed job has the GPU to itself."""
+        while True:
+            item = await self._next(WARM_AFTER_IDLE_S if self.settings.warm_workers else None)
+            if item is None:
+                await self._start_warm(slot)
+                item = await self._next()
+                assert item is not None
+            self.busy += 1
+            try:
+                if isinstance(item, Job):
+                    await self._execute(item, slot, self._warm.pop(slot.index, None))
+                else:
+                    await self._execute_validation(item, slot)
+            finally:
+                self.busy -= 1
+
+    async def _start_warm(self, slot: Slot) -> None:
+        assert self.executor is not None
+        if self._warm.get(slot.index) is not None:
+            return
+        try:
+            self._warm[slot.index] = await start_warm_worker(self.executor, slot)
+        except Exception:  # the next job then starts its worker itself
+            log.exception("slot %d: could not start a worker ahead", slot.index)
+
+    async def _execute(self, job: Job, slot: Slot, warm: WarmWorker | None) -> None:
+        assert self.executor is not None
+        job.state, job.started_at = "running", time.time()
+        job.queue_seconds = time.monotonic() - job.queued_at
+        run = run_job(job.request, job.append, executor=self.executor, slot=slot, warm=warm)
+        job.task = asyncio.create_task(run)
+        try:
+            await asyncio.wait({job.task})
+        finally:  # the daemon is shutting down: the worker must not outlive it
+            if not job.task.done():
+                job.task.cancel()
+                await asyncio.wait({job.task})
+        if job.task.cancelled():
+            self._finish_cancelled(job)
+        elif (exc := job.task.exception()) is not None:
+            log.error("job %s: the runner failed", job.id, exc_info=exc)
+            message = "The runner failed while running this job. This is a fault of the runner; try again."
+            job.append(JobEvent(seq=0, type="done", result=failure_result(job.request, "internal", message)))
+        assert job.result is not None or job.state == "cancelled"
+        outcome = job.result.status if job.result is not None else "cancelled"
+        error = job.result.error.code if job.result is not None and job.result.error is not None else None
+        phases = job.result.phase_seconds if job.result is not None else {}
+        self.metrics.job_finished(outcome, error, phases)
+        log.info("job %s finished: %s %s", job.id, outcome, error or "")
+
+    def _finish_cancelled(self, job: Job) -> None:
+        if not job.finished:
+            job.append(JobEvent(seq=0, type="done", message="cancelled"))
+
+    async def _execute_validation(self, item: _Validation, slot: Slot) -> None:
+        assert self.executor is not None
+        if item.future.done():  # the caller went away while it waited
+            return
+        try:
+            report = await run_validation(item.request, executor=self.executor, slot=slot)
+        except Exception:
+            log.exception("problem validation failed inside the runner")
+            message = "The runner failed while validating. This is a fault of the runner; try again."
+            report = ValidateReport(ok=False, error=ErrorInfo(code="internal", message=message))
+        if not item.future.done():
+            item.future.set_result(report)
+
+    async def _sweep_loop(self) -> None:
+        interval = min(60.0, max(self.settings.retention_s / 4, 0.05))
+        while True:
+            await asyncio.sleep(interval)
+            dropped = self.sweep()
+            if dropped:
+                log.info("dropped %d finished job(s) past retention", dropped)

@@ -1,0 +1,119 @@
+"""Configuration of the runner daemon, read once from `RUNNER_*` environment variables (or a .env file).
+
+This is the only module of the runner that reads the process environment. Build `RunnerSettings()` once in
+the entry point and pass it down.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Variables a GPU host commonly needs inside the sandbox. Only these names are copied from the daemon's
+# environment; everything else the worker sees is set explicitly, so no secret can ride along.
+DEFAULT_PASSTHROUGH = (
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "TRITON_PTXAS_PATH",
+    "TRITON_LIBCUDA_PATH",
+    "NCCL_NVLS_ENABLE",
+    "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+    "NVSHMEM_DISABLE_NVLS",
+    "OMP_NUM_THREADS",
+    "TZ",
+)
+# Directories replaced by an empty tmpfs inside the sandbox: where hosts keep homes, sockets and secrets.
+# A directory that holds the Python interpreter, the package or nvcc is kept (it is needed to run at all).
+DEFAULT_HIDE_DIRS = (
+    "/home",
+    "/root",
+    "/run",
+    "/srv",
+    "/mnt",
+    "/media",
+    "/var/lib",
+    "/var/log",
+    "/var/spool",
+    "/var/mail",
+    "/var/backups",
+)
+
+
+class SettingsError(ValueError):
+    """The runner's configuration is incomplete or contradictory; the message names the variable to fix."""
+
+
+class RunnerSettings(BaseSettings):
+    """Every knob of the runner daemon. Environment variables are the field names prefixed with RUNNER_."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RUNNER_", env_nested_delimiter="__", env_file=".env", extra="ignore", frozen=True
+    )
+
+    host: str = "127.0.0.1"
+    port: int = Field(8700, ge=0, le=65535)
+    name: str = Field(default_factory=lambda: os.uname().nodename, description="runner name shown in /v1/health")
+    secret: SecretStr | None = Field(None, description="shared HMAC secret (or use secret_file)")
+    secret_file: Path | None = Field(None, description="file holding the shared HMAC secret")
+    clock_skew_s: float = Field(60.0, gt=0, description="largest accepted age of a signed request")
+    metrics_unsigned: bool = Field(False, description="serve /metrics without a signature (for Prometheus)")
+
+    device: Literal["auto", "gpu", "cpu"] = "auto"
+    gpus: list[str] | None = Field(None, description="GPU indices or UUIDs to use; default: every GPU found")
+    max_queue: int = Field(16, ge=0, description="jobs waiting beyond the running ones; past it, 429")
+    retention_s: float = Field(3600.0, gt=0, description="how long a finished job stays readable")
+    state_dir: Path = Field(default_factory=lambda: Path(tempfile.gettempdir()) / "arena-runner")
+    cache_dir: Path | None = Field(None, description="compiled-kernel cache; default: <state_dir>/nvcc-cache")
+    python: str = Field(default_factory=lambda: sys.executable, description="interpreter for workers")
+    warm_workers: bool = Field(False, description="an idle slot starts its next job's worker ahead")
+
+    compile_timeout_s: float = Field(120.0, gt=0, description="nvcc, and the worker's start and import")
+    test_timeout_s: float = Field(120.0, gt=0)
+    benchmark_timeout_s: float = Field(300.0, gt=0)
+    job_timeout_s: float = Field(600.0, gt=0)
+    validate_timeout_s: float = Field(300.0, gt=0)
+
+    require_namespaces: bool = Field(False, description="refuse to start without user/net/pid/mount namespaces")
+    sandbox_uid: int = Field(61000, ge=1, description="when the daemon runs as root, slot i's jobs run as this uid + i")
+    max_file_mb: int = Field(512, ge=1, description="largest file a job may write (RLIMIT_FSIZE)")
+    max_open_files: int = Field(1024, ge=64)
+    max_processes: int = Field(512, ge=16, description="tasks (processes and threads) per job, RLIMIT_NPROC")
+    scratch_mb: int = Field(2048, ge=16, description="size of each job's private tmpfs (namespaces only)")
+    output_limit_bytes: int = Field(64 * 1024, ge=1024, description="stdout+stderr kept per job")
+    hide_dirs: list[str] = Field(default_factory=lambda: list(DEFAULT_HIDE_DIRS))
+    mask_files: list[str] = Field(default_factory=list, description="more files shown empty inside the sandbox")
+    env_passthrough: list[str] = Field(default_factory=lambda: list(DEFAULT_PASSTHROUGH))
+    sandbox_env: dict[str, str] = Field(default_factory=dict, description="extra variables set in the sandbox")
+
+    def secret_bytes(self) -> bytes:
+        """The HMAC key; the daemon refuses to start without one. The file form keeps it out of the environment.
+
+        Only the daemon needs it: the local CLI builds these settings for its sandbox knobs and never signs.
+        """
+        if self.secret is not None:
+            key = self.secret.get_secret_value().encode()
+        elif self.secret_file is None:
+            raise SettingsError("Set RUNNER_SECRET or RUNNER_SECRET_FILE: the runner refuses unsigned requests.")
+        else:
+            try:
+                key = self.secret_file.read_bytes().strip()
+            except OSError as exc:
+                raise SettingsError(f"RUNNER_SECRET_FILE {self.secret_file} cannot be read: {exc}") from exc
+        if len(key) < 16:
+            raise SettingsError("The runner secret is shorter than 16 bytes; use a long random value.")
+        return key
+
+    def resolved_cache_dir(self) -> Path:
+        return self.cache_dir if self.cache_dir is not None else self.state_dir / "nvcc-cache"
+
+    def passthrough_env(self) -> dict[str, str]:
+        """The allowlisted variables copied from the daemon's own environment (never RUNNER_*)."""
+        names = [n for n in self.env_passthrough if not n.upper().startswith("RUNNER_")]
+        return {name: os.environ[name] for name in names if name in os.environ}
