@@ -65,7 +65,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
         dtype=args.dtype,
         mode=args.mode,
         device_kind=args.device,
-        measure=MeasureConfig(target_cv=args.target_cv, max_samples=args.max_samples, max_seconds=args.max_seconds),
+        measure=MeasureConfig(
+            method=args.method,
+            target_cv=args.target_cv,
+            target_rse=args.target_rse,
+            max_samples=args.max_samples,
+            max_seconds=args.max_seconds,
+        ),
     )
     where = f"the runner at {args.runner}" if args.runner else "the local runner"
     print(
@@ -92,7 +98,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--device", choices=["auto", "gpu", "cpu"], default="auto", help="where to run (default: GPU if any)"
     )
-    p.add_argument("--target-cv", type=float, default=0.01, help="stop timing a case once the CV is under this")
+    p.add_argument(
+        "--method",
+        choices=["arena", "seed"],
+        default="arena",
+        help="GPU timing method: arena (cold L2, hidden launch latency; default) or the seed's loop (CPU runs use "
+        "a monotonic clock either way)",
+    )
+    p.add_argument(
+        "--target-rse", type=float, default=0.005, help="arena: stop once the median's relative SE is under this"
+    )
+    p.add_argument(
+        "--target-cv", type=float, default=0.01, help="seed/cpu: stop timing a case once the CV is under this"
+    )
     p.add_argument("--max-samples", type=int, default=1000)
     p.add_argument("--max-seconds", type=float, default=10.0, help="timing budget per case")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
