@@ -21,3 +21,63 @@ class BadUploadError(UserFacingError):
 
 class UnknownProblemError(UserFacingError):
     """No enabled problem has this slug."""
+
+
+class ProblemDisabledError(UserFacingError):
+    """The problem exists but a moderator has disabled it."""
+
+
+class UnsupportedDtypeError(UserFacingError):
+    """The problem's current version does not take this dtype."""
+
+
+class BannedError(UserFacingError):
+    """The user is banned from submitting."""
+
+
+class RateLimitedError(UserFacingError):
+    """The user has used up their submissions for this mode; `retry_after_s` says when one frees up."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class SubmissionNotFoundError(UserFacingError):
+    """No submission has this id."""
+
+
+class UserNotFoundError(UserFacingError):
+    """No user has this id or name."""
+
+
+class ProblemExistsError(UserFacingError):
+    """A problem with this slug already exists."""
+
+
+class ModerationError(UserFacingError):
+    """A moderator action that does not apply in the current state (ban a banned user, rerun a running job)."""
+
+
+class StoreUnavailableError(KernelArenaError):
+    """The database cannot be reached or started; the message says what to check."""
+
+
+class MigrationError(KernelArenaError):
+    """The migration files and the database disagree (a bad file name, or an applied file that was edited)."""
+
+
+class RunnerLostError(KernelArenaError):
+    """A runner could not finish a job (it went away, or broke); the dispatcher retries elsewhere."""
+
+
+class StaleLeaseError(KernelArenaError):
+    """This dispatcher no longer holds the job's lease: another took it over, so its result must be dropped."""
+
+
+class InvalidSubmissionError(UserFacingError):
+    """A submission option is out of range (mode, GPU type)."""
+
+
+class InvalidOptionError(UserFacingError):
+    """An option is out of range (a language filter, a page size)."""

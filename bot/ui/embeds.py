@@ -1,4 +1,8 @@
-"""Embeds for submissions: live progress, the final GFLOPS table, errors. Pure functions of core data."""
+"""Embeds for submissions: the receipt, live progress, the final GFLOPS table, errors. Pure functions of core data.
+
+Every embed respects Discord's limits (discord.py embeds.py): title 256, description 4096, field name 256,
+field value 1024, 25 fields, footer 2048, 6000 characters in all.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,30 @@ from dataclasses import dataclass
 import discord
 
 from bot.core.gpus import GpuSpec
-from runner.api import CaseTiming, JobEvent, SubmissionResult
+from bot.core.progress import ProgressState
+from bot.core.service import SubmitTicket
+from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome
 
-# Discord's limits (discord.py embeds.py): title 256, description 4096, field value 1024, 25 fields, 6000 total.
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
+FIELD_NAME_LIMIT = 256
 FIELD_LIMIT = 1024
+FOOTER_LIMIT = 2048
+TOTAL_LIMIT = 6000
 CODE_BLOCK_LIMIT = 900
+PROGRESS_LINES = 20
 
 COLOUR_OK = discord.Colour.green()
 COLOUR_FAIL = discord.Colour.red()
 COLOUR_PENDING = discord.Colour.blurple()
+COLOUR_INFO = discord.Colour.dark_teal()
+
+CHART_FILE = "roofline.png"
+_METHODS = {
+    "arena": "median of the `arena` method: cold L2, launch latency hidden",
+    "seed": "mean of the seed's CUDA-event loop",
+    "cpu": "median of a monotonic clock on the CPU",
+}
 
 
 @dataclass(frozen=True)
@@ -34,7 +51,38 @@ class RankChange:
             return f"entered the leaderboard at #{self.after}"
         if self.after < self.before:
             return f"#{self.before} → #{self.after} (up {self.before - self.after})"
+        if self.after > self.before:
+            return f"#{self.before} → #{self.after} (down {self.after - self.before})"
         return f"#{self.after} (unchanged)"
+
+
+@dataclass(frozen=True)
+class SubmissionHeader:
+    """Who submitted what, shown on the live message and the final embed."""
+
+    submission_id: int
+    slug: str
+    user_name: str
+    file_name: str
+    language: str
+    dtype: str
+    mode: str
+    gpu_type: str
+
+    @classmethod
+    def of(cls, ticket: SubmitTicket) -> SubmissionHeader:
+        return cls(
+            ticket.submission_id, ticket.slug, ticket.user_name, ticket.file_name, ticket.language, ticket.dtype,
+            ticket.mode, ticket.gpu_type,
+        )  # fmt: skip
+
+    @property
+    def title(self) -> str:
+        return f"Submission #{self.submission_id} · {self.slug} · {self.dtype}"[:TITLE_LIMIT]
+
+    @property
+    def footer(self) -> str:
+        return f"{self.user_name} · {self.file_name} · {self.language} · {self.mode} · {self.gpu_type}"[:FOOTER_LIMIT]
 
 
 def escape_code(text: str, limit: int = CODE_BLOCK_LIMIT) -> str:
@@ -45,6 +93,26 @@ def escape_code(text: str, limit: int = CODE_BLOCK_LIMIT) -> str:
     return text
 
 
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def fit(embed: discord.Embed) -> discord.Embed:
+    """Trim `embed` to Discord's 6000-character total: drop trailing fields (saying how many), then shorten
+    the description."""
+    dropped = 0
+    while len(embed) > TOTAL_LIMIT and embed.fields:
+        embed.remove_field(len(embed.fields) - 1)
+        dropped += 1
+    if dropped:
+        note = f"\n… {dropped} more not shown."
+        embed.description = clip(embed.description or "", DESCRIPTION_LIMIT - len(note)) + note
+    excess = len(embed) - TOTAL_LIMIT
+    if excess > 0 and embed.description:
+        embed.description = clip(embed.description, max(1, len(embed.description) - excess))
+    return embed
+
+
 def format_runtime(us: float) -> str:
     if us >= 1e6:
         return f"{us / 1e6:.2f} s"
@@ -53,7 +121,7 @@ def format_runtime(us: float) -> str:
     return f"{us:.2f} µs"
 
 
-def _rate(value: float) -> str:
+def format_rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
@@ -76,8 +144,8 @@ def case_table(result: SubmissionResult, spec: GpuSpec | None) -> str:
             (
                 t.name,
                 format_runtime(t.runtime_median_us),
-                _rate(t.gflops),
-                _rate(t.gbps),
+                format_rate(t.gflops),
+                format_rate(t.gbps),
                 _peak_percent(t, result, spec),
             )
         )
@@ -89,60 +157,135 @@ def case_table(result: SubmissionResult, spec: GpuSpec | None) -> str:
     return "\n".join(lines)
 
 
-def render_progress(slug: str, submission_id: str, status: str, events: list[JobEvent]) -> discord.Embed:
-    """The live message: one line per phase reached so far."""
+def _event_line(event: JobEvent) -> str | None:
+    if event.type == "compiling":
+        return "⏳ compiling with nvcc…" if event.phase == "nvcc" else "⏳ importing your module…"
+    if event.type == "test_case" and event.test is not None and event.index is not None:
+        mark = "✅" if event.test.passed else "❌"
+        return f"{mark} test {event.index + 1}/{event.count} `{clip(event.test.name, 60)}`"
+    if event.type == "benchmark_case" and event.timing is not None and event.index is not None:
+        t = event.timing
+        return (
+            f"⏱️ benchmark {event.index + 1}/{event.count} `{clip(t.name, 60)}`: "
+            f"{format_runtime(t.runtime_median_us)}, {format_rate(t.gflops)} GFLOPS"
+        )
+    return None
+
+
+def progress_lines(events: list[JobEvent]) -> list[str]:
+    """One line per phase reached so far; a finished compile replaces its 'compiling' line."""
     lines: list[str] = []
     for event in events:
-        if event.type == "compiling":
-            lines.append("⏳ compiling with nvcc…" if event.phase == "nvcc" else "⏳ importing your module…")
-        elif event.type == "compiled":
-            lines[-1:] = [f"✅ compiled {event.message}".rstrip()]
-        elif event.type == "test_case" and event.test is not None:
-            mark = "✅" if event.test.passed else "❌"
-            lines.append(f"{mark} test {event.index + 1}/{event.count} `{event.test.name}`")  # type: ignore[operator]
-        elif event.type == "benchmark_case" and event.timing is not None:
-            t = event.timing
-            lines.append(
-                f"⏱️ benchmark {event.index + 1}/{event.count} `{t.name}`: "  # type: ignore[operator]
-                f"{format_runtime(t.runtime_median_us)}, {_rate(t.gflops)} GFLOPS"
-            )
-    body = "\n".join(lines[-20:]) or status
-    embed = discord.Embed(title=f"Submission #{submission_id} · {slug}"[:TITLE_LIMIT], colour=COLOUR_PENDING)
-    embed.description = f"{status}\n{body}"[:DESCRIPTION_LIMIT] if lines else status
+        if event.type == "compiled":
+            done = f"✅ compiled {clip(event.message, 80)}".rstrip()
+            if lines and lines[-1].startswith(("⏳ compiling", "⏳ importing")):
+                lines[-1] = done
+            else:
+                lines.append(done)
+        elif (line := _event_line(event)) is not None:
+            lines.append(line)
+    return lines
+
+
+def render_receipt(header: SubmissionHeader, queue_position: int, size_bytes: int) -> discord.Embed:
+    """The private answer to /submit: the file arrived and is queued."""
+    place = f"queue position {queue_position}" if queue_position else "already known (same request)"
+    embed = discord.Embed(
+        title=f"📥 Got `{clip(header.file_name, 100)}`"[:TITLE_LIMIT],
+        description=(
+            f"{header.language}, {size_bytes / 1024:.1f} KiB → **{header.slug}** · {header.dtype} · {header.mode} "
+            f"on `{header.gpu_type}`.\nSubmission **#{header.submission_id}**, {place}. Live progress follows below."
+        ),
+        colour=COLOUR_PENDING,
+    )
+    return embed
+
+
+def render_progress(header: SubmissionHeader, state: ProgressState) -> discord.Embed:
+    """The live message: where the submission is, then one line per phase reached so far."""
+    lines = progress_lines(state.events)
+    if len(lines) > PROGRESS_LINES:
+        lines = ["…", *lines[-PROGRESS_LINES:]]
+    body = "\n".join([f"**{state.status}**", *lines])
+    embed = discord.Embed(title=header.title, description=body[:DESCRIPTION_LIMIT], colour=COLOUR_PENDING)
+    embed.set_footer(text=header.footer)
     return embed
 
 
 def render_result(
-    submission_id: str, result: SubmissionResult, spec: GpuSpec | None, rank: RankChange | None = None
+    submission_id: int | str,
+    result: SubmissionResult,
+    spec: GpuSpec | None,
+    rank: RankChange | None = None,
+    *,
+    header: SubmissionHeader | None = None,
+    chart: bool = False,
 ) -> discord.Embed:
-    """The final embed: verdict, per-case table, geometric mean and rank change; or what went wrong."""
-    title = f"Submission #{submission_id} · {result.problem_slug} · {result.dtype}"
+    """The final embed: verdict, per-case table, geometric mean and rank change; or what went wrong.
+
+    With `chart`, the embed shows the attachment `roofline.png` (send it with the message).
+    """
+    return fit(_result_embed(submission_id, result, spec, rank, header, chart))
+
+
+def _result_embed(
+    submission_id: int | str,
+    result: SubmissionResult,
+    spec: GpuSpec | None,
+    rank: RankChange | None,
+    header: SubmissionHeader | None,
+    chart: bool,
+) -> discord.Embed:
+    title = header.title if header else f"Submission #{submission_id} · {result.problem_slug} · {result.dtype}"
     passed = result.status == "passed"
     embed = discord.Embed(title=title[:TITLE_LIMIT], colour=COLOUR_OK if passed else COLOUR_FAIL)
-    embed.set_footer(text=f"{result.language} · {result.mode} · {result.device}"[:2048])
+    footer = header.footer if header else f"{result.language} · {result.mode}"
+    embed.set_footer(text=f"{footer} · {result.device}"[:FOOTER_LIMIT])
     if result.error is not None:
         embed.description = _error_text(result)[:DESCRIPTION_LIMIT]
+        failing = next((t for t in result.tests if not t.passed), None)
+        if failing is not None and failing.details:
+            embed.add_field(name=clip(f"Failing case: {failing.name}", FIELD_NAME_LIMIT), value=_figures(failing))
         return embed
     if not result.timings:
         embed.description = f"✅ All {len(result.tests)} test cases passed."
         return embed
     unit = "GFLOPS" if result.score_metric == "gflops" else "GB/s"
+    tests = f"✅ {len(result.tests)}/{len(result.tests)} test cases passed.\n" if result.tests else ""
+    embed.description = f"{tests}```\n{escape_code(case_table(result, spec), 3800)}\n```"
     score = result.score
-    embed.description = f"```\n{escape_code(case_table(result, spec), 3900)}\n```"
-    embed.add_field(name=f"Geometric mean {unit}", value=_rate(score) if score is not None else "-", inline=True)
-    if result.mean_gflops is not None and result.score_metric == "gflops":
-        embed.add_field(name="Arithmetic mean GFLOPS", value=_rate(result.mean_gflops), inline=True)
+    embed.add_field(name=f"Geometric mean {unit}", value=format_rate(score) if score is not None else "-")
+    mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
+    if mean is not None:
+        embed.add_field(name=f"Arithmetic mean {unit}", value=format_rate(mean))
     if rank is not None:
-        embed.add_field(name="Leaderboard", value=rank.describe(), inline=True)
+        embed.add_field(name="Leaderboard", value=rank.describe())
     method = result.timings[0].method
-    embed.add_field(name="Timing", value=f"median of `{method}` samples, cold L2", inline=False)
+    embed.add_field(name="Timing", value=_METHODS.get(method, method), inline=False)
+    if chart:
+        embed.set_image(url=f"attachment://{CHART_FILE}")
     return embed
+
+
+def _figures(test: TestOutcome) -> str:
+    d = test.details
+    parts = []
+    if "mismatches" in d and "total" in d:
+        parts.append(f"{d['mismatches']:,} of {d['total']:,} elements differ")
+    for key, label in (("max_abs_error", "max abs error"), ("max_rel_error", "max rel error")):
+        if isinstance(d.get(key), int | float):
+            parts.append(f"{label} {d[key]:.3g}")
+    if d.get("first_mismatch_index") is not None:
+        expected, actual = d.get("expected_at_mismatch"), d.get("actual_at_mismatch")
+        parts.append(f"first at {d['first_mismatch_index']}: expected {expected}, got {actual}")
+    text = "\n".join(parts) or test.message or "differs from the reference"
+    return clip(escape_code(text, FIELD_LIMIT), FIELD_LIMIT)
 
 
 def _error_text(result: SubmissionResult) -> str:
     error = result.error
     assert error is not None
-    text = f"❌ **{error.code.replace('_', ' ')}**: {error.message}"
+    text = f"❌ **{error.code.replace('_', ' ')}**: {clip(error.message, 2000)}"
     if error.log:
         text += f"\n```\n{escape_code(error.log)}\n```"
         if len(error.log) > CODE_BLOCK_LIMIT:
@@ -150,8 +293,35 @@ def _error_text(result: SubmissionResult) -> str:
     return text
 
 
+def log_attachment(result: SubmissionResult) -> tuple[str, bytes] | None:
+    """The full compiler or runtime log, when the embed shows only its start."""
+    error = result.error
+    if error is None or not error.log or len(error.log) <= CODE_BLOCK_LIMIT:
+        return None
+    name = "compile.log" if error.code in ("compile_error", "syntax_error", "import_error") else "error.log"
+    return name, error.log.encode("utf-8")
+
+
+def render_announcement(
+    header: SubmissionHeader, result: SubmissionResult, rank: int, score: float, *, personal_best: bool
+) -> discord.Embed:
+    """A public note for a personal best or a podium place."""
+    unit = "GFLOPS" if result.score_metric == "gflops" else "GB/s"
+    medal = {1: "🥇", 2: "🥈", 3: "🥉"}.get(rank, "🏅")
+    what = "a new personal best" if personal_best else "a podium place"
+    embed = discord.Embed(
+        title=clip(f"{medal} {header.user_name}: {what} on {header.slug}", TITLE_LIMIT),
+        description=(
+            f"**#{rank}** on `{header.slug}` · `{header.gpu_type}` · {header.dtype} with "
+            f"**{format_rate(score)} {unit}** ({header.language}, submission #{header.submission_id})."
+        ),
+        colour=discord.Colour.gold(),
+    )
+    return embed
+
+
 def render_user_error(message: str) -> discord.Embed:
-    return discord.Embed(description=f"❌ {message}"[:DESCRIPTION_LIMIT], colour=COLOUR_FAIL)
+    return discord.Embed(description=clip(f"❌ {message}", DESCRIPTION_LIMIT), colour=COLOUR_FAIL)
 
 
 def render_internal_error(incident_id: str) -> discord.Embed:
@@ -160,3 +330,7 @@ def render_internal_error(incident_id: str) -> discord.Embed:
         "happens again.",
         colour=COLOUR_FAIL,
     )
+
+
+def render_notice(message: str, *, title: str | None = None) -> discord.Embed:
+    return discord.Embed(title=title, description=clip(message, DESCRIPTION_LIMIT), colour=COLOUR_INFO)

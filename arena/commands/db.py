@@ -1,0 +1,103 @@
+"""`arena db migrate` and `arena db status`: the store's schema and what it holds.
+
+With no DATABASE_URL set these use the embedded PostgreSQL under the user's data directory (ARENA_DATA_DIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import urllib.parse
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import asyncpg
+
+from arena.render import table
+from bot.core.errors import MigrationError, StoreUnavailableError, UserFacingError
+from bot.db import jobs
+from bot.db.embedded import EmbeddedPostgres
+from bot.db.migrate import migrate, status
+from bot.db.pool import resolve_dsn
+from bot.settings import StoreSettings
+
+T = TypeVar("T")
+
+
+def describe_server(dsn: str, server: EmbeddedPostgres | None) -> str:
+    """Where the store is, without the password."""
+    if server is not None:
+        return f"embedded PostgreSQL, data in {server.data_dir}"
+    parts = urllib.parse.urlsplit(dsn)
+    host = parts.hostname or urllib.parse.parse_qs(parts.query).get("host", ["local socket"])[0]
+    port = f":{parts.port}" if parts.port else ""
+    return f"PostgreSQL at {host}{port}{parts.path or ''} (DATABASE_URL)"
+
+
+def with_connection(settings: StoreSettings, work: Callable[[asyncpg.Connection, str], Awaitable[T]]) -> T:
+    """Run `work` on one connection to the store, starting the embedded server if that is the store."""
+
+    async def main() -> T:
+        dsn, server = await resolve_dsn(settings)
+        try:
+            conn = await asyncpg.connect(dsn, timeout=settings.command_timeout_s)
+            try:
+                return await work(conn, describe_server(dsn, server))
+            finally:
+                await conn.close()
+        finally:
+            if server is not None:
+                await server.stop()
+
+    try:
+        return asyncio.run(main())
+    except (StoreUnavailableError, MigrationError, OSError, asyncpg.PostgresError) as exc:
+        raise UserFacingError(str(exc)) from exc
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    async def work(conn: asyncpg.Connection, where: str) -> int:
+        applied = await migrate(conn)
+        print(f"Store: {where}")
+        for migration in applied:
+            print(f"applied V{migration.version:03d} {migration.reason}")
+        if not applied:
+            print("The schema is up to date; nothing to apply.")
+        return 0
+
+    return with_connection(StoreSettings(), work)
+
+
+async def _counts(conn: asyncpg.Connection) -> list[list[str]]:
+    rows = []
+    for name in ("users", "problems", "submissions", "leaderboard_entries", "bans"):
+        rows.append([name, str(await conn.fetchval(f"SELECT count(*) FROM {name}"))])
+    by_state = await jobs.count_by_state(conn)
+    rows.extend([f"jobs {state}", str(by_state.get(state, 0))] for state in (*jobs.LIVE_STATES, *jobs.FINAL_STATES))
+    return rows
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    async def work(conn: asyncpg.Connection, where: str) -> int:
+        report = await status(conn)
+        print(f"Store: {where}")
+        applied = [[f"V{a.version:03d}", a.reason, a.applied_at.strftime("%Y-%m-%d %H:%M")] for a in report.applied]
+        pending = [[f"V{m.version:03d}", m.reason, "pending"] for m in report.pending]
+        print(table(["migration", "reason", "applied"], applied + pending, align="lll"))
+        if report.pending:
+            print("\nRun `arena db migrate` to apply the pending migrations.")
+            return 1
+        print()
+        print(table(["table", "rows"], await _counts(conn)))
+        return 0
+
+    return with_connection(StoreSettings(), work)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("db", help="the submission store: schema migrations and status")
+    db = p.add_subparsers(dest="db_command", required=True)
+    migrate_parser = db.add_parser("migrate", help="apply pending schema migrations (one transaction)")
+    migrate_parser.set_defaults(func=cmd_migrate)
+    status_parser = db.add_parser("status", help="where the store is, its migrations, and what it holds")
+    status_parser.set_defaults(func=cmd_status)

@@ -1,0 +1,113 @@
+"""`arena leaderboard <slug>`: the board of a problem on one GPU type and dtype, from the store."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+import asyncpg
+
+from arena.render import format_rate, table
+from bot.core.errors import KernelArenaError, UnknownProblemError, UserFacingError
+from bot.core.leaderboard import LANGUAGES, Board, get_leaderboard, get_rank, list_boards
+from bot.db.leaderboard import BoardRow
+from bot.db.pool import open_store
+from bot.settings import Settings
+from problems.base import DTYPES
+
+
+def _rows(board: Board, mine: BoardRow | None) -> list[list[str]]:
+    rows = [
+        [
+            str(r.rank),
+            r.display_name,
+            format_rate(r.score),
+            r.language,
+            f"#{r.submission_id}",
+            r.submitted_at.strftime("%Y-%m-%d %H:%M"),
+        ]
+        for r in board.rows
+    ]
+    if mine is not None and all(r.user_id != mine.user_id for r in board.rows):
+        rows.append(["…", "", "", "", "", ""])
+        rows.append(
+            [
+                str(mine.rank),
+                mine.display_name,
+                format_rate(mine.score),
+                mine.language,
+                f"#{mine.submission_id}",
+                mine.submitted_at.strftime("%Y-%m-%d %H:%M"),
+            ]
+        )
+    return rows
+
+
+async def _show(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_store(settings.store) as store:
+        problem, boards = await list_boards(store.pool, args.slug, args.version)
+        gpu = args.gpu
+        if gpu is None:
+            candidates = [b for b in boards if b.dtype == args.dtype]
+            if not candidates:
+                print(
+                    f"No ranked submissions to {problem.slug} v{problem.version} in {args.dtype} yet. "
+                    f"Rank one with `arena submit {problem.slug} FILE --mode ranked`."
+                )
+                return 0
+            gpu = candidates[0].gpu_type
+        board = await get_leaderboard(
+            store.pool,
+            problem.slug,
+            gpu,
+            args.dtype,
+            language=args.lang,
+            limit=args.limit,
+            offset=args.offset,
+            version=problem.version,
+        )
+        user = args.user or settings.local_user
+        mine = await get_rank(
+            store.pool, problem.slug, gpu, args.dtype, f"local:{user}", language=args.lang, version=problem.version
+        )
+    lang = "" if board.language == "any" else f" · {board.language} only"
+    print(f"{problem.title} ({problem.slug} v{problem.version}) · {gpu} · {args.dtype}{lang}")
+    if not board.rows:
+        print("No ranked submissions on this board yet.")
+    else:
+        headers = ["rank", "user", board.score_unit, "language", "submission", "submitted (UTC)"]
+        print(table(headers, _rows(board, mine), align="rlrlrl"))
+    others = [f"{b.gpu_type}/{b.dtype} ({b.entries})" for b in boards if (b.gpu_type, b.dtype) != (gpu, args.dtype)]
+    if others:
+        print(f"\nOther boards: {', '.join(others)}", file=sys.stderr)
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_show(Settings(), args))
+    except UnknownProblemError:
+        from problems.registry import builtin_problems
+
+        if args.slug in builtin_problems():
+            print(f"No submissions to {args.slug} yet. Rank one with `arena submit {args.slug} FILE --mode ranked`.")
+            return 0
+        raise
+    except UserFacingError:
+        raise
+    except (KernelArenaError, OSError, asyncpg.PostgresError) as exc:
+        raise UserFacingError(f"The store cannot be read: {exc}") from exc
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("leaderboard", help="show a problem's leaderboard from the submission store")
+    p.add_argument("slug")
+    p.add_argument("--gpu", help="GPU type (default: the fullest board for the dtype)")
+    p.add_argument("--dtype", choices=DTYPES, default="float32")
+    p.add_argument("--lang", choices=LANGUAGES, help="only submissions in this language")
+    p.add_argument("--limit", type=int, default=20, help="rows to show (at most 100)")
+    p.add_argument("--offset", type=int, default=0, help="skip this many ranks")
+    p.add_argument("--version", type=int, help="problem version (default: the current one)")
+    p.add_argument("--user", help="also show this local user's rank (default: you)")
+    p.set_defaults(func=cmd_leaderboard)

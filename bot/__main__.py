@@ -1,0 +1,73 @@
+"""`python -m bot` (or `arena bot`): run the Discord bot, configured from ARENA_BOT_* / ARENA_* variables and `.env`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from pydantic import ValidationError
+
+from bot.bot_settings import BotSettings
+from bot.core.errors import UserFacingError
+
+log = logging.getLogger(__name__)
+
+
+def setup_logging(verbose: bool = False) -> None:
+    """Log to stderr once for the process; discord.py's HTTP chatter stays at WARNING."""
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,  # `arena` configures logging for its quieter commands first
+    )
+    logging.getLogger("discord.http").setLevel(logging.WARNING)
+    logging.getLogger("discord.gateway").setLevel(logging.WARNING)
+
+
+def load_settings() -> BotSettings:
+    try:
+        return BotSettings()  # type: ignore[call-arg]
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+        raise UserFacingError(
+            f"The bot's configuration is incomplete ({problems}). Set ARENA_BOT_TOKEN (or DISCORD_TOKEN) and see "
+            "docs/bot.md for the other variables."
+        ) from exc
+
+
+async def serve(settings: BotSettings, *, sync_global: bool = False) -> None:
+    from bot.client import ArenaBot
+    from bot.discord_base import configure_discord_base_url
+
+    configure_discord_base_url(settings.discord_api_base)
+    async with ArenaBot(settings, sync_global=sync_global) as bot:
+        await bot.start(settings.token.get_secret_value())
+
+
+def run(*, sync_global: bool = False, verbose: bool = False) -> int:
+    setup_logging(verbose)
+    settings = load_settings()
+    try:
+        asyncio.run(serve(settings, sync_global=sync_global))
+    except KeyboardInterrupt:
+        log.info("stopped")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Run the Kernel Arena Discord bot.")
+    parser.add_argument("--sync-global", action="store_true", help="sync the commands globally at start")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        return run(sync_global=args.sync_global, verbose=args.verbose)
+    except UserFacingError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)  # noqa: T201
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Configuration of the Discord bot, read once from `ARENA_BOT_*` variables (and `.env` in development).
+
+The store, dispatcher and rate limits keep their own settings (`bot.settings.Settings`, `ARENA_*`); this
+adds what only the Discord process needs: the token, the guild, channels and roles, the runners and their
+secrets. Build `BotSettings()` once in `__main__` and pass it down.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.core.gpus import GpuSpec, spec_for
+from bot.settings import Settings
+from runner.api import MeasureConfig
+
+GPU_TYPE_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+
+
+class RunnerConfig(BaseModel):
+    """One remote runner daemon: where it is, the GPU type it serves, and how many jobs it takes at once."""
+
+    name: str = Field(min_length=1, max_length=64)
+    url: str = Field(pattern=r"^https?://")
+    gpu_type: str = Field(pattern=GPU_TYPE_PATTERN)
+    slots: int = Field(1, ge=1, le=64)
+    secret: SecretStr | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET for this runner")
+    secret_file: Path | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET_FILE for this runner")
+
+
+class DeviceSpec(BaseModel):
+    """Peak rates of a device the built-in table lacks (a CPU runner, a new GPU), for % of peak and charts."""
+
+    bandwidth_gbps: float = Field(gt=0)
+    peak_gflops: dict[str, float] = Field(description="by dtype; float32 is required")
+
+    @model_validator(mode="after")
+    def _has_float32(self) -> DeviceSpec:
+        if "float32" not in self.peak_gflops:
+            raise ValueError("peak_gflops needs a float32 entry")
+        return self
+
+
+class BotSettings(BaseSettings):
+    """Everything the Discord bot needs. Variables are ARENA_BOT_<FIELD>; lists and maps are JSON."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ARENA_BOT_", env_file=".env", extra="ignore", populate_by_name=True, frozen=True
+    )
+
+    token: SecretStr = Field(validation_alias=AliasChoices("ARENA_BOT_TOKEN", "DISCORD_TOKEN", "token"))
+    guild_id: int | None = Field(None, description="the guild whose commands are synced at start")
+    announce_channel_id: int | None = Field(None, description="where personal bests and podium places are posted")
+    moderator_role_id: int | None = Field(None, description="members with this role may use /mod")
+    moderator_permission: str = Field("manage_guild", description="members with this permission may use /mod")
+    discord_api_base: str | None = Field(
+        None,
+        validation_alias=AliasChoices("ARENA_DISCORD_API_BASE", "discord_api_base"),
+        description="another origin that speaks Discord's API (tests); unset: Discord",
+    )
+
+    runners: list[RunnerConfig] = Field(default_factory=list)
+    runner_secret: SecretStr | None = None
+    runner_secret_file: Path | None = None
+    local_runner: Literal["auto", "on", "off"] = Field(
+        "auto", description="run jobs on this machine too; auto: only when no remote runner is configured"
+    )
+    local_device: Literal["auto", "cpu", "gpu"] = "auto"
+    local_slots: int = Field(1, ge=1, le=64)
+    local_measure: MeasureConfig | None = Field(None, description="timing settings for local jobs (tests: short)")
+    default_gpu: str | None = Field(None, pattern=GPU_TYPE_PATTERN)
+
+    progress_interval_s: float = Field(1.0, gt=0, description="least time between two edits of a live message")
+    interaction_edit_window_s: float = Field(
+        14 * 60.0, ge=0, description="after this, progress moves to a channel message (tokens last 15 min)"
+    )
+    result_timeout_s: float = Field(3600.0, gt=0, description="how long a live message follows one job")
+    view_timeout_s: float = Field(180.0, gt=0, description="buttons stop answering after this")
+    leaderboard_page_size: int = Field(10, ge=1, le=25)
+    sync_builtin_problems: bool = Field(True, description="register the built-in problems in the store at start")
+    guild_ready_timeout_s: float = Field(2.0, ge=0)
+    device_specs: dict[str, DeviceSpec] = Field(default_factory=dict, description="device name -> peak rates")
+
+    arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")
+
+    def runner_secret_for(self, runner: RunnerConfig) -> bytes:
+        """The HMAC secret for `runner`: its own, else the shared one. Raises ValueError when none is set."""
+        for secret, path in ((runner.secret, runner.secret_file), (self.runner_secret, self.runner_secret_file)):
+            if secret is not None:
+                return secret.get_secret_value().encode()
+            if path is not None:
+                return path.read_bytes().strip()
+        raise ValueError(f"runner {runner.name}: set ARENA_BOT_RUNNER_SECRET(_FILE) or the runner's own secret")
+
+    def spec_for(self, device: str) -> GpuSpec | None:
+        """Peak rates of `device`: a configured entry first (exact name or prefix), then the built-in table."""
+        for name, spec in self.device_specs.items():
+            if device == name or device.startswith(name):
+                return GpuSpec(name, spec.bandwidth_gbps, dict(spec.peak_gflops))
+        return spec_for(device)
+
+    def wants_local_runner(self) -> bool:
+        return self.local_runner == "on" or (self.local_runner == "auto" and not self.runners)

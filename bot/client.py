@@ -1,0 +1,129 @@
+"""The Discord bot: a `commands.Bot` whose `setup_hook` opens the store, starts the dispatcher and loads cogs.
+
+Lifecycle: `setup_hook` (after login, before the gateway connects) opens the Postgres store (embedded when
+no DATABASE_URL), registers the built-in problems, builds the runners, starts the dispatcher, adds the cogs
+and syncs the commands of the configured guild only. `close` stops live messages, the dispatcher and the
+local runner's workers, then the Discord connection, then the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from contextlib import AsyncExitStack
+
+import aiohttp
+import asyncpg
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.bot_settings import BotSettings
+from bot.cogs.account import AccountCog
+from bot.cogs.browse import BrowseCog
+from bot.cogs.moderation import ModerationCog
+from bot.cogs.submit import SubmitCog
+from bot.core.dispatch import Dispatcher, RunnerPool
+from bot.core.problems import ProblemSpec, sync_problem
+from bot.core.progress import ProgressHub
+from bot.core.service import ArenaService
+from bot.db.pool import open_store
+from bot.runners import RunnerSet, build_runners
+from bot.tracker import SubmissionTracker
+from bot.ui.errors import send_error
+from problems.registry import builtin_problems
+
+log = logging.getLogger(__name__)
+
+COGS = (SubmitCog, BrowseCog, AccountCog, ModerationCog)
+
+
+class ArenaTree(app_commands.CommandTree["ArenaBot"]):
+    """Every app-command error is answered by `bot.ui.errors.send_error`: a private red embed for the
+    user's mistakes, an apology with an incident id (and a logged traceback) for ours."""
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        await send_error(interaction, error)
+
+
+class ArenaBot(commands.Bot):
+    settings: BotSettings
+    pool: asyncpg.Pool
+    hub: ProgressHub
+    runners: RunnerSet
+    dispatcher: Dispatcher
+    service: ArenaService
+    tracker: SubmissionTracker
+
+    def __init__(self, settings: BotSettings, *, sync_global: bool = False) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            tree_cls=ArenaTree,
+            allowed_mentions=discord.AllowedMentions.none(),
+            help_command=None,
+            guild_ready_timeout=settings.guild_ready_timeout_s,
+        )
+        self.settings = settings
+        self._resources = AsyncExitStack()
+        self._sync_global = sync_global
+        self._dispatch_task: asyncio.Task[None] | None = None
+        self._started = False
+
+    async def setup_hook(self) -> None:
+        settings = self.settings
+        store = await self._resources.enter_async_context(open_store(settings.arena.store))
+        self.pool = store.pool
+        if settings.sync_builtin_problems:
+            for p in builtin_problems().values():
+                await sync_problem(self.pool, ProblemSpec(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric))
+        session = await self._resources.enter_async_context(aiohttp.ClientSession())
+        self.runners = await build_runners(settings, session)
+        self._resources.push_async_callback(self.runners.aclose)
+        self.hub = ProgressHub()
+        runner_pool = RunnerPool(self.runners.runners)
+        self.dispatcher = Dispatcher(self.pool, runner_pool, settings.arena.dispatch, on_event=self.hub.on_event)
+        self._dispatch_task = asyncio.create_task(self.dispatcher.run(), name="dispatcher")
+        self._dispatch_task.add_done_callback(_dispatcher_stopped)
+        self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)
+        self.tracker = SubmissionTracker(self.service, self.hub, settings, self._announce)
+        guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
+        for cog in COGS:
+            await self.add_cog(cog(self), guild=guild or discord.utils.MISSING)
+        if guild is not None:
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to guild %d", len(synced), guild.id)
+        elif self._sync_global:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands (Discord may take a while to show them)", len(synced))
+        else:
+            log.warning(
+                "ARENA_BOT_GUILD_ID is unset: commands are global; sync them once with `arena bot --sync-global`"
+            )
+        self._started = True
+
+    async def _announce(self, embed: discord.Embed) -> None:
+        channel_id = self.settings.announce_channel_id
+        if channel_id is None:
+            return
+        channel = self.get_channel(channel_id) or await self.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            log.warning("announce channel %d cannot take messages", channel_id)
+            return
+        await channel.send(embed=embed)
+
+    async def close(self) -> None:
+        if self._started:
+            await self.tracker.aclose()
+        if self._dispatch_task is not None:
+            self._dispatch_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._dispatch_task
+        await super().close()
+        await self._resources.aclose()
+
+
+def _dispatcher_stopped(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.critical("the dispatcher stopped: submissions will wait in the queue", exc_info=task.exception())

@@ -1,0 +1,57 @@
+"""`/submit`: send a solution file; the answer is private, the live progress and result are public."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs._common import DType, Mode, answer, defer, gpu_choices, member_key, problem_choices, read_attachment
+from bot.core.service import check_attachment
+from bot.ui.embeds import SubmissionHeader, render_receipt
+
+if TYPE_CHECKING:
+    from bot.client import ArenaBot
+
+
+class SubmitCog(commands.Cog):
+    def __init__(self, bot: ArenaBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="submit", description="Submit a CUDA (.cu) or Python/Triton (.py) solution")
+    @app_commands.describe(
+        problem="the problem to solve",
+        file="your solution: a .cu file or a .py module, at most 256 KiB",
+        dtype="element type of the inputs and outputs",
+        mode="test: verify only · benchmark: verify and time · ranked: timed on a secret seed, on the leaderboard",
+        gpu="the GPU type to run on (default: the only one, or the configured default)",
+    )
+    @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
+    async def submit(
+        self,
+        interaction: discord.Interaction,
+        problem: app_commands.Range[str, 1, 64],
+        file: discord.Attachment,
+        dtype: DType = "float32",
+        mode: Mode = "benchmark",
+        gpu: app_commands.Range[str, 1, 64] | None = None,
+    ) -> None:
+        check_attachment(file.filename, file.size)  # before anything is downloaded
+        await defer(interaction, public=False)
+        data = await read_attachment(file, check=False)
+        ticket = await self.bot.service.submit(
+            user_external_id=member_key(interaction.user),
+            user_name=interaction.user.display_name,
+            slug=problem,
+            file_name=file.filename,
+            data=data,
+            dtype=dtype,
+            mode=mode,
+            gpu=gpu,
+            client_token=str(interaction.id),
+        )
+        receipt = render_receipt(SubmissionHeader.of(ticket), ticket.receipt.queue_position, len(data))
+        await answer(interaction, embed=receipt)
+        self.bot.tracker.follow(interaction, ticket)

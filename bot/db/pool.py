@@ -1,0 +1,105 @@
+"""The asyncpg pool, and `open_store`: embedded server or DATABASE_URL, migrations, pool, in that order."""
+
+from __future__ import annotations
+
+import json
+import logging
+import urllib.parse
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import asyncpg
+
+from bot.db.embedded import EmbeddedPostgres, start_embedded
+from bot.db.migrate import migrate
+from bot.settings import StoreSettings
+
+log = logging.getLogger(__name__)
+
+
+class Conn(Protocol):
+    """What every function in `bot.db` needs: satisfied by both `asyncpg.Pool` and `asyncpg.Connection`.
+
+    Passing a Connection inside `conn.transaction()` composes several db functions into one transaction.
+    """
+
+    async def execute(self, query: str, *args: Any, timeout: float | None = None) -> str: ...
+
+    async def executemany(self, command: str, args: Any, *, timeout: float | None = None) -> None: ...
+
+    async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> list[Any]: ...
+
+    async def fetchrow(self, query: str, *args: Any, timeout: float | None = None) -> Any: ...
+
+    async def fetchval(self, query: str, *args: Any, column: int = 0, timeout: float | None = None) -> Any: ...
+
+
+async def init_connection(conn: asyncpg.Connection) -> None:
+    """Decode jsonb into Python objects and back, on every pooled connection."""
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog", format="text")
+
+
+def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, command_timeout: float = 60.0) -> asyncpg.pool.Pool:
+    """A pool to use with `async with`; sizes and the per-query timeout are explicit, never asyncpg's defaults."""
+    return asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        command_timeout=command_timeout,
+        init=init_connection,
+        server_settings={"application_name": "kernel-arena"},
+    )
+
+
+def with_database(dsn: str, database: str) -> str:
+    """The same server and credentials, another database (tests and benchmarks make their own)."""
+    parts = urllib.parse.urlsplit(dsn)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + urllib.parse.quote(database)))
+
+
+@dataclass(frozen=True)
+class Store:
+    """An open store: the pool, the DSN it came from, and the embedded server when one was started."""
+
+    pool: asyncpg.Pool
+    dsn: str
+    embedded: EmbeddedPostgres | None
+    applied_migrations: Sequence[int]
+
+
+async def resolve_dsn(settings: StoreSettings) -> tuple[str, EmbeddedPostgres | None]:
+    """DATABASE_URL when set, else start (or join) the embedded server under `settings.data_dir`."""
+    if settings.database_url is not None:
+        return settings.database_url.get_secret_value(), None
+    server = await start_embedded(settings.data_dir)
+    return server.dsn(), server
+
+
+@asynccontextmanager
+async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
+    """Connect (starting the embedded server if needed), apply pending migrations, and open the pool.
+
+    Startup stops with the error if any step fails: a bot without its store must not take submissions.
+    """
+    dsn, server = await resolve_dsn(settings)
+    try:
+        applied: list[int] = []
+        if settings.migrate_on_start:
+            conn = await asyncpg.connect(dsn, timeout=settings.command_timeout_s)
+            try:
+                applied = [m.version for m in await migrate(conn)]
+            finally:
+                await conn.close()
+        pool = create_pool(
+            dsn,
+            min_size=settings.pool_min_size,
+            max_size=max(settings.pool_max_size, settings.pool_min_size),
+            command_timeout=settings.command_timeout_s,
+        )
+        async with pool:
+            yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
+    finally:
+        if server is not None:
+            await server.stop()

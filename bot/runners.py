@@ -1,0 +1,94 @@
+"""The runners the bot dispatches to, built from settings: remote daemons by URL and secret, and a local one.
+
+`RunnerSet` owns them (and closes the local runner's workers on shutdown); `statuses()` answers `/mod
+runners` with each runner's health.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from bot.bot_settings import BotSettings
+from bot.core.admission import LocalValidator, ProblemValidator
+from bot.core.dispatch import JobRunner
+from bot.core.errors import UserFacingError
+from bot.core.local_runner import LocalRunner, detect_gpu_type
+from bot.remote_runner import RemoteRunner
+from bot.runner_client import RunnerClient, RunnerError
+from runner.api import HealthInfo
+
+log = logging.getLogger(__name__)
+
+HEALTH_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class RunnerStatus:
+    name: str
+    gpu_type: str
+    kind: str
+    slots: int
+    health: HealthInfo | None
+    error: str | None
+
+
+@dataclass
+class RunnerSet:
+    remote: list[RemoteRunner] = field(default_factory=list)
+    local: LocalRunner | None = None
+    local_validator: LocalValidator | None = None
+
+    @property
+    def runners(self) -> list[JobRunner]:
+        found: list[JobRunner] = list(self.remote)
+        if self.local is not None:
+            found.append(self.local)
+        return found
+
+    def validator(self, gpu_type: str | None = None) -> ProblemValidator:
+        """A runner for an admission self-test: of `gpu_type` when given, else the first one configured."""
+        candidates: list[ProblemValidator] = list(self.remote)
+        if self.local_validator is not None:
+            candidates.append(self.local_validator)
+        for candidate in candidates:
+            if gpu_type is None or candidate.gpu_type == gpu_type:
+                return candidate
+        offered = ", ".join(sorted({c.gpu_type for c in candidates})) or "none"
+        raise UserFacingError(f"No runner of GPU type `{gpu_type}` can run the self-test; choose one of {offered}.")
+
+    async def statuses(self) -> list[RunnerStatus]:
+        return list(await asyncio.gather(*(self._status(r) for r in self.runners)))
+
+    async def _status(self, runner: JobRunner) -> RunnerStatus:
+        if not isinstance(runner, RemoteRunner):
+            return RunnerStatus(runner.name, runner.gpu_type, "local", runner.slots, None, None)
+        try:
+            health = await asyncio.wait_for(runner.health(), HEALTH_TIMEOUT_S)
+        except (RunnerError, TimeoutError) as exc:
+            return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, str(exc))
+        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None)
+
+    async def aclose(self) -> None:
+        if self.local is not None:
+            await self.local.aclose()
+
+
+async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -> RunnerSet:
+    """Remote runners from `settings.runners`, plus a local one when `settings.local_runner` asks for it."""
+    built = RunnerSet()
+    for config in settings.runners:
+        client = RunnerClient(config.url, settings.runner_secret_for(config), session=session)
+        built.remote.append(RemoteRunner(config, client))
+        log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
+    if settings.wants_local_runner():
+        gpu_type = await asyncio.to_thread(detect_gpu_type, settings.local_device)
+        built.local = LocalRunner(gpu_type=gpu_type, slots=settings.local_slots, measure=settings.local_measure)
+        built.local_validator = LocalValidator(gpu_type)
+        log.info("local runner serves %s with %d slot(s)", gpu_type, settings.local_slots)
+    if not built.runners:
+        log.warning("no runner is configured: submissions will wait in the queue")
+    return built

@@ -1,0 +1,85 @@
+"""How a failed interaction is answered: a red ephemeral embed that says what to do, or an apology with an id.
+
+`send_error` is the one place that maps exceptions to replies. The command tree's `on_error` and every view's
+`on_error` call it. User-facing errors (`UserFacingError`, failed checks, bad option values, cooldowns) are
+shown as they are. Anything else is logged once, with its traceback and an incident id, and the user sees
+only the id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+import uuid
+
+import discord
+from discord import app_commands
+
+from bot.core.errors import RateLimitedError, UserFacingError
+from bot.core.ratelimit import describe_wait
+from bot.ui.embeds import render_internal_error, render_user_error
+
+log = logging.getLogger(__name__)
+
+PUBLIC_PENDING = "arena_public_pending"
+"""`interaction.extras` key: the command deferred publicly and has not answered yet, so an error replaces
+the public "thinking…" placeholder with a private message instead of showing it to everyone."""
+
+
+def unwrap(error: BaseException) -> BaseException:
+    """The exception behind discord.py's wrappers (CommandInvokeError and friends)."""
+    while isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    return error
+
+
+def new_incident_id() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+def error_embed(interaction: discord.Interaction, error: BaseException) -> discord.Embed:
+    """The reply for `error` (already unwrapped); unexpected errors are logged here, with an incident id."""
+    if isinstance(error, RateLimitedError):
+        embed = render_user_error(error.message)
+        embed.add_field(name="Next submission", value=f"<t:{int(time.time() + error.retry_after_s) + 1}:R>")
+        return embed
+    if isinstance(error, UserFacingError):
+        return render_user_error(error.message)
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return render_user_error(f"Slow down: try again in {describe_wait(error.retry_after)}.")
+    if isinstance(error, app_commands.TransformerError):
+        return render_user_error(f"`{error.value}` is not a valid value here; pick one of the suggestions.")
+    if isinstance(error, app_commands.CheckFailure):
+        return render_user_error(str(error) or "You cannot use this command here.")
+    incident = new_incident_id()
+    data: dict[str, object] = dict(interaction.data or {})
+    what = f"/{interaction.command.qualified_name}" if interaction.command else f"component {data.get('custom_id')}"
+    log.error(
+        "incident %s: %s by user %s in channel %s failed",
+        incident,
+        what,
+        interaction.user.id,
+        interaction.channel_id,
+        exc_info=error,
+    )
+    return render_internal_error(incident)
+
+
+async def send_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer `interaction` privately with the reply for `error`."""
+    error = unwrap(error)
+    if isinstance(error, discord.NotFound) and error.code == 10062:
+        log.warning("interaction %s expired before it was answered", interaction.id)
+        return
+    embed = error_embed(interaction, error)
+    try:
+        if not interaction.response.is_done():
+            await interaction.response.send_message(embed=embed, ephemeral=True)
+            return
+        if interaction.extras.pop(PUBLIC_PENDING, False):
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.delete_original_response()
+        await interaction.followup.send(embed=embed, ephemeral=True)
+    except discord.HTTPException:
+        log.warning("could not tell user %s about an error", interaction.user.id, exc_info=True)

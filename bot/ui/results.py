@@ -1,0 +1,45 @@
+"""The final message of a submission: the result embed with its attachments (chart, full log, code)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import discord
+
+from bot.core.gpus import GpuSpec
+from bot.ui.charts import render_roofline_png
+from bot.ui.embeds import CHART_FILE, RankChange, SubmissionHeader, log_attachment, render_result
+from runner.api import SubmissionResult
+
+
+def as_files(files: Sequence[tuple[str, bytes]]) -> list[discord.File]:
+    """Fresh discord.File objects (each can be sent once) for (name, bytes) pairs."""
+    return [discord.File(io.BytesIO(data), filename=name) for name, data in files]
+
+
+@dataclass
+class ResultMessage:
+    embed: discord.Embed
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+
+    def file_names(self) -> list[str]:
+        return [name for name, _ in self.files]
+
+
+def result_message(
+    header: SubmissionHeader, result: SubmissionResult, spec: GpuSpec | None, rank: RankChange | None = None
+) -> ResultMessage:
+    """Embed, roofline chart (for a passed, timed run) and the full log when the embed shows only its start.
+
+    Draws a chart with matplotlib: call it through `asyncio.to_thread` from the event loop.
+    """
+    files: list[tuple[str, bytes]] = []
+    chart = bool(result.timings) and result.status == "passed"
+    if chart:
+        files.append((CHART_FILE, render_roofline_png(result, spec)))
+    if (log_file := log_attachment(result)) is not None:
+        files.append(log_file)
+    embed = render_result(header.submission_id, result, spec, rank, header=header, chart=chart)
+    return ResultMessage(embed, files)

@@ -1,0 +1,52 @@
+"""`arena bot` is configured from the environment alone: it starts, syncs its commands, answers, and stops."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+
+import pytest
+
+from tests.fakediscord import FakeDiscord
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDiscord, db_dsn: str) -> None:
+    env = {
+        **os.environ,
+        "ARENA_BOT_TOKEN": fake_discord.token,
+        "ARENA_DISCORD_API_BASE": fake_discord.base_url,
+        "ARENA_BOT_GUILD_ID": fake_discord.guild.id,
+        "ARENA_BOT_LOCAL_DEVICE": "cpu",
+        "DATABASE_URL": db_dsn,
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        await fake_discord.wait_for_commands("submit", "leaderboard", "mod", timeout=60)
+        await fake_discord.wait_until_connected(timeout=30)
+        user = fake_discord.add_member("quinn")
+        asked = await fake_discord.invoke_slash(user, "problems")
+        listing = await fake_discord.wait_for_original(asked, lambda m: bool(m.embeds), timeout=20)
+        assert "`vector_add`" in str(listing.embeds[0]["fields"])
+        await asyncio.sleep(0.5)  # the bot reads the answer to its edit before it is stopped
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    log = stderr.decode()
+    assert process.returncode == 0, log
+    assert "synced 8 commands to guild" in log and "local runner serves cpu" in log
+
+
+async def test_arena_bot_without_a_token_says_what_to_set() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("ARENA_BOT_TOKEN", "DISCORD_TOKEN")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE, cwd="/"
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    assert "Set ARENA_BOT_TOKEN (or DISCORD_TOKEN)" in stderr.decode()

@@ -1,0 +1,108 @@
+"""Browsing from Discord: problems, starters, paginated leaderboards, a submission's result and code, stats.
+
+Ranked results here are recorded through the store's real path (claim the job, record under its lease) with
+made-up scores, as the store tests do, so that a board of 25 users costs no worker processes. They go to the
+GPU type `h100`, which has no runner here, so that the bot's dispatcher leaves their jobs to the helper.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.bot.harness import GREEN, Arena
+from tests.fakediscord import FakeUser
+from tests.store.store_helpers import submit_scored
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def bot_overrides() -> dict[str, Any]:
+    return {"view_timeout_s": 3.0}
+
+
+async def test_problems_problem_and_starter(arena: Arena) -> None:
+    fake = arena.fake
+    ivan = fake.add_member("ivan")
+    listing = await fake.invoke_slash(ivan, "problems")
+    embed = (await fake.wait_for_original(listing, lambda m: bool(m.embeds))).embeds[0]
+    categories = [f["name"] for f in embed["fields"]]
+    assert categories == sorted(categories) and "elementwise" in categories and "linear-algebra" in categories
+    assert "🟢 `vector_add` Vector addition" in str(embed["fields"])
+
+    shown = await fake.invoke_slash(ivan, "problem", {"slug": "matmul"})
+    matmul = (await fake.wait_for_original(shown, lambda m: bool(m.embeds))).embeds[0]
+    fields = {f["name"]: f["value"] for f in matmul["fields"]}
+    assert "size_t m, size_t k, size_t n" in fields["CUDA"] and fields["FLOPs"].startswith("2")
+    assert "256x256x256" in fields["Test cases (CPU runner)"] and "GFLOP" in fields["Test cases (GPU)"]
+
+    starter = await fake.invoke_slash(ivan, "starter", {"slug": "vector_add", "language": "python"})
+    reply = await fake.wait_for_original(starter, lambda m: bool(m.files))
+    assert reply.ephemeral and "def solution(input_a: torch.Tensor" in reply.file("vector_add.py").decode()
+
+    choices = await fake.autocomplete(ivan, "leaderboard", "problem", "ma")
+    assert [c["value"] for c in choices][:3] == ["matmul", "matrix_vector", "gemm_relu"]
+
+
+async def _seed_board(arena: Arena, players: int, me: FakeUser) -> None:
+    """`players` users ranked on vector_add/h100/float32 with scores 100, 99, …; `me` is 12th."""
+    for i in range(players):
+        user = str(me.id) if i == 11 else f"player{i:02d}"
+        await submit_scored(arena.bot.pool, user, 100.0 - i, gpu="h100")
+
+
+async def test_leaderboard_pages_with_buttons_only_for_the_caller_until_timeout(arena: Arena) -> None:
+    fake = arena.fake
+    judy = fake.add_member("judy")
+    await _seed_board(arena, 25, judy)
+    asked = await fake.invoke_slash(judy, "leaderboard", {"problem": "vector_add", "gpu": "h100"})
+    board = await fake.wait_for_original(asked, lambda m: bool(m.embeds))
+    first = board.embeds[0]
+    assert first["title"] == "🏆 vector_add · h100 · float32" and not board.ephemeral
+    assert "`   1  player00" in first["description"] and "`  10  player09" in first["description"]
+    assert first["fields"][0]["value"] == "#12 with 89 GFLOPS (submission #12)"
+    disabled = {b["custom_id"]: b.get("disabled", False) for b in board.buttons()}
+    assert disabled == {"page:first": True, "page:prev": True, "page:next": False, "page:mine": False}
+
+    mark = fake.checkpoint()
+    await fake.press_button(judy, board, "page:mine")
+    page2 = await fake.wait_for_message(lambda m: m.id == board.id, after=mark)
+    assert "`  11  player10" in page2.embeds[0]["description"] and "◀" in page2.embeds[0]["description"]
+
+    stranger = await fake.press_button(fake.add_member("ken"), board, "page:next")
+    assert "belong to whoever ran the command" in str((await fake.wait_for_response(stranger))["data"]["embeds"])
+
+    mark = fake.checkpoint()
+    await fake.press_button(judy, board, "page:next")
+    page3 = await fake.wait_for_message(lambda m: m.id == board.id, after=mark)
+    assert "`  25  player24" in page3.embeds[0]["description"] and page3.embeds[0]["footer"]["text"].startswith(
+        "Page 3"
+    )
+    assert {b["custom_id"]: b.get("disabled", False) for b in page3.buttons()}["page:next"] is True
+
+    timed_out = await fake.wait_for_message(
+        lambda m: m.id == board.id and all(b.get("disabled") for b in m.buttons()), timeout=10
+    )
+    assert timed_out.buttons()
+
+
+async def test_submission_shows_own_result_and_code_but_not_others(arena: Arena) -> None:
+    fake = arena.fake
+    lena, mike = fake.add_member("lena"), fake.add_member("mike")
+    await submit_scored(arena.bot.pool, str(lena.id), 42.0, gpu="h100")
+
+    own = await fake.invoke_slash(lena, "submission", {"id": 1})
+    reply = await fake.wait_for_original(own, lambda m: bool(m.embeds))
+    assert reply.ephemeral and reply.embeds[0]["color"] == GREEN
+    assert "n=1024" in reply.embeds[0]["description"]
+    assert reply.file("solution.py").startswith(b"import torch") and reply.file("roofline.png")
+
+    other = await fake.invoke_slash(mike, "submission", {"id": 1})
+    assert "You have no submission #1" in await arena.error_of(other)
+
+    stats = await fake.invoke_slash(lena, "me")
+    embed = (await fake.wait_for_original(stats, lambda m: bool(m.embeds))).embeds[0]
+    assert embed["description"].startswith("1 submissions (1 passed) on 1 problems")
+    assert "**#1** `vector_add` · h100 · float32: 42 GFLOPS" in str(embed["fields"])

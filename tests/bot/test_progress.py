@@ -1,0 +1,60 @@
+"""The Discord-free side of live progress: the event hub, the folded state and the edit throttle."""
+
+from __future__ import annotations
+
+from bot.core.progress import EditThrottle, ProgressHub, ProgressState
+from runner.api import JobEvent
+
+
+def event(seq: int, kind: str = "compiling", **kw: object) -> JobEvent:
+    return JobEvent(seq=seq, type=kind, **kw)  # type: ignore[arg-type]
+
+
+async def test_events_before_subscribing_are_replayed_then_live_ones_follow() -> None:
+    hub = ProgressHub()
+    await hub.on_event(1, event(1, "accepted"))
+    await hub.on_event(2, event(1, "accepted"))
+    async with hub.subscribe(1) as subscription:
+        await hub.on_event(1, event(2))
+        assert [e.seq for e in subscription.drain()] == [1, 2]
+        assert await subscription.next(0.01) is None
+        await hub.on_event(1, event(3))
+        assert (await subscription.next(0)).seq == 3  # type: ignore[union-attr]
+    await hub.on_event(1, event(4))  # nobody follows any more: kept for a later subscriber
+    assert [e.seq for e in hub.subscribe(1).drain()] == [4]
+    assert [e.seq for e in hub.subscribe(2).drain()] == [1]
+
+
+async def test_the_backlog_is_bounded() -> None:
+    hub = ProgressHub(keep_submissions=2, keep_events=3)
+    for submission in range(5):
+        for seq in range(1, 6):
+            await hub.on_event(submission, event(seq))
+    assert hub.subscribe(0).drain() == []
+    assert [e.seq for e in hub.subscribe(4).drain()] == [3, 4, 5]
+
+
+def test_state_reads_like_the_job_moves_and_restarts_on_a_retry() -> None:
+    state = ProgressState(queue_position=2)
+    assert state.status == "⏳ Queued: position 2"
+    state.apply(event(1, "accepted", message="CPU (x86_64)"))
+    assert state.status == "🚀 Starting on CPU (x86_64)" and state.queue_position is None
+    state.apply(event(2, "compiling"))
+    assert state.status == "🛠️ Compiling on CPU (x86_64)"
+    state.apply(event(3, "compiled"))
+    assert state.status == "🧪 Testing on CPU (x86_64)"
+    state.apply(event(4, "benchmark_case", index=1, count=3))
+    assert state.status == "⏱️ Benchmark case 2/3 on CPU (x86_64)"
+    state.apply(event(1, "accepted", message="CPU (x86_64)"))  # the dispatcher retried elsewhere
+    assert state.attempt == 2 and [e.seq for e in state.events] == [1]
+    assert state.status.endswith("(attempt 2)")
+    state.apply(event(2, "done"))
+    assert state.done and state.status == "📝 Recording the result"
+
+
+def test_throttle_allows_one_edit_per_interval() -> None:
+    throttle = EditThrottle(1.0)
+    assert throttle.wait_s(100.0) == 0.0
+    throttle.mark(100.0)
+    assert throttle.wait_s(100.25) == 0.75
+    assert throttle.wait_s(101.5) == 0.0

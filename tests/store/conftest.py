@@ -1,0 +1,105 @@
+"""A real PostgreSQL for the store tests, never a mock.
+
+The server is DATABASE_URL when set (a CI service), else one embedded server for the whole session. The
+migrations are applied once, to a template database; every test gets its own copy of it (CREATE DATABASE ...
+TEMPLATE is a file copy, tens of milliseconds), so tests are isolated and may commit, run concurrent
+transactions and LISTEN, as the bot does.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from bot.db.embedded import start_embedded
+from bot.db.migrate import migrate
+from bot.db.pool import create_pool, with_database
+from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+
+# pytest imports test files with --import-mode=importlib, which puts no test directory on sys.path; the test
+# modules here share `store_helpers`, so this directory goes on the path (its module names are unique).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+async def _admin(dsn: str, *statements: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+async def pg_dsn() -> AsyncIterator[str]:
+    """The DSN of a server on which the tests may create databases."""
+    configured = StoreSettings().database_url
+    if configured is not None:
+        yield configured.get_secret_value()
+        return
+    # Not under pytest's basetemp: pytest prunes old numbered temp dirs, which would pull the data directory
+    # from under a server that outlives them.
+    root = Path(tempfile.mkdtemp(prefix="arena-store-tests-"))
+    server = await start_embedded(root / "pgdata")
+    try:
+        yield server.dsn()
+    finally:
+        await server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+async def template_db(pg_dsn: str) -> AsyncIterator[str]:
+    name = f"arena_tpl_{uuid.uuid4().hex[:10]}"
+    await _admin(pg_dsn, f"CREATE DATABASE {name}")
+    conn = await asyncpg.connect(with_database(pg_dsn, name))
+    try:
+        await migrate(conn)
+    finally:
+        await conn.close()
+    yield name
+    await _admin(pg_dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+async def empty_dsn(pg_dsn: str) -> AsyncIterator[str]:
+    """A new database with nothing in it (for the migration tests)."""
+    name = f"arena_empty_{uuid.uuid4().hex[:10]}"
+    await _admin(pg_dsn, f"CREATE DATABASE {name}")
+    yield with_database(pg_dsn, name)
+    await _admin(pg_dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+async def db_dsn(pg_dsn: str, template_db: str) -> AsyncIterator[str]:
+    """A new database with the schema applied, dropped after the test."""
+    name = f"arena_test_{uuid.uuid4().hex[:10]}"
+    await _admin(pg_dsn, f"CREATE DATABASE {name} TEMPLATE {template_db}")
+    yield with_database(pg_dsn, name)
+    await _admin(pg_dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+async def pool(db_dsn: str) -> AsyncIterator[asyncpg.Pool]:
+    async with create_pool(db_dsn, min_size=1, max_size=10, command_timeout=30) as created:
+        yield created
+
+
+@pytest.fixture
+def settings(db_dsn: str) -> Settings:
+    """Short leases and no back-off, so that retries and takeovers happen within a test; roomy rate limits."""
+    return Settings(
+        store=StoreSettings(database_url=db_dsn),
+        dispatch=DispatchSettings(
+            owner="test-dispatcher", lease_s=5.0, max_attempts=3, retry_backoff_s=0.0, poll_s=0.1
+        ),
+        rate=RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000),
+        local_user="tester",
+    )

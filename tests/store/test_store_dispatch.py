@@ -1,0 +1,244 @@
+"""The dispatcher against the real queue: claiming, leases, bounded retries, and several dispatchers at once.
+
+Runners here are `ScriptedRunner`s (the JobRunner protocol with made-up verdicts), so each test controls when
+a runner succeeds, loses a job or hangs. The real worker runs in test_store_recovery.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
+
+from bot.core.dispatch import Dispatcher, RunnerPool
+from bot.core.errors import RunnerLostError
+from bot.core.results import record_result
+from bot.core.submissions import submit
+from bot.db import jobs
+from bot.settings import DispatchSettings, Settings
+from runner.api import JobEvent, JobRequest, SubmissionResult
+
+FINAL = set(jobs.FINAL_STATES)
+
+
+@contextlib.asynccontextmanager
+async def running(dispatcher: Dispatcher) -> AsyncIterator[asyncio.Task[None]]:
+    task = asyncio.create_task(dispatcher.run())
+    try:
+        yield task
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def scores_ten(_key: str, req: JobRequest) -> SubmissionResult:
+    return result_for(req, 10.0)
+
+
+async def test_a_queued_job_goes_to_an_idle_runner_and_its_result_is_recorded(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    runner = ScriptedRunner("gpu-box-1", scores_ten)
+    seen: list[tuple[int, str]] = []
+    dispatcher = Dispatcher(
+        pool, RunnerPool([runner]), settings.dispatch, on_event=lambda s, e: seen.append((s, e.type))
+    )
+    async with running(dispatcher):
+        assert await wait_for_state(pool, receipt.job_id, FINAL) == "done"
+    assert runner.calls == [f"job-{receipt.job_id}"]
+    assert seen == [(receipt.submission_id, "accepted")]
+    moves = [(t.from_state, t.to_state) for t in await jobs.transitions(pool, receipt.job_id)]
+    assert moves == [("queued", "dispatched"), ("dispatched", "running"), ("running", "done")]
+    stored = await submission(pool, receipt.submission_id)
+    assert (stored.status, stored.score, stored.runner) == ("passed", 10.0, "gpu-box-1")
+
+
+async def test_jobs_only_go_to_runners_of_their_gpu_type(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    a100_job = await submit(pool, request("alice", gpu="a100"), ROOMY)
+    h100_job = await submit(pool, request("bob", gpu="h100"), ROOMY)
+    h100 = ScriptedRunner("h100-box", scores_ten, gpu_type="h100")
+    async with running(Dispatcher(pool, RunnerPool([h100]), settings.dispatch)):
+        await wait_for_state(pool, h100_job.job_id, FINAL)
+        await asyncio.sleep(0.3)
+    assert h100.calls == [f"job-{h100_job.job_id}"]
+    assert (await jobs.get_job(pool, a100_job.job_id)).state == "queued"  # type: ignore[union-attr]
+
+
+async def test_a_lost_runner_is_retried_a_bounded_number_of_times_then_the_job_fails(
+    pool: asyncpg.Pool, settings: Settings
+):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+
+    async def always_lost(_key: str, _req: JobRequest) -> SubmissionResult:
+        raise RunnerLostError("connection reset")
+
+    runner = ScriptedRunner("flaky", always_lost)
+    async with running(Dispatcher(pool, RunnerPool([runner]), settings.dispatch)):
+        assert await wait_for_state(pool, receipt.job_id, FINAL) == "failed"
+    assert len(runner.calls) == settings.dispatch.max_attempts == 3
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and job.attempts == 3 and "connection reset" in (job.last_error or "")
+    stored = await submission(pool, receipt.submission_id)
+    assert stored.status == "error" and "No runner could finish this job in 3 attempts" in (stored.error_message or "")
+
+
+async def test_a_job_lost_once_is_retried_and_completes(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    attempts: list[str] = []
+
+    async def lost_once(key: str, req: JobRequest) -> SubmissionResult:
+        attempts.append(key)
+        if len(attempts) == 1:
+            raise RunnerLostError("runner restarted")
+        return result_for(req, 12.0)
+
+    async with running(Dispatcher(pool, RunnerPool([ScriptedRunner("box", lost_once)]), settings.dispatch)):
+        assert await wait_for_state(pool, receipt.job_id, FINAL) == "done"
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and job.attempts == 2
+    assert (await submission(pool, receipt.submission_id)).score == 12.0
+
+
+async def test_a_runner_that_raises_a_bug_does_not_stop_the_dispatcher(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    first = await submit(pool, request("alice"), ROOMY)
+    second = await submit(pool, request("bob"), ROOMY)
+
+    async def buggy_first(key: str, req: JobRequest) -> SubmissionResult:
+        if key == f"job-{first.job_id}":
+            raise ValueError("client bug")
+        return result_for(req, 3.0)
+
+    no_retry = settings.dispatch.model_copy(update={"max_attempts": 1})
+    async with running(Dispatcher(pool, RunnerPool([ScriptedRunner("box", buggy_first)]), no_retry)):
+        assert await wait_for_state(pool, first.job_id, FINAL) == "failed"
+        assert await wait_for_state(pool, second.job_id, FINAL) == "done"
+
+
+async def test_a_result_under_a_lapsed_lease_is_refused_and_the_job_finishes_once(
+    pool: asyncpg.Pool, settings: Settings
+):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    stale = await jobs.claim_job(pool, receipt.job_id, "slow-dispatcher", 0.05, "box")
+    assert stale is not None
+    await asyncio.sleep(0.1)
+    (current,) = await jobs.take_over(pool, "other-dispatcher", 30.0, include_own=False)
+    spec = await jobs.job_spec(pool, receipt.job_id)
+    assert spec is not None
+    assert not await record_result(pool, stale, result_for(spec, 99.0), "box")
+    assert (await submission(pool, receipt.submission_id)).status == "queued", "the stale result changed nothing"
+    assert await record_result(pool, current, result_for(spec, 5.0), "box")
+    assert not await record_result(pool, current, result_for(spec, 7.0), "box"), "a job finishes once"
+    assert (await submission(pool, receipt.submission_id)).score == 5.0
+    done = [t for t in await jobs.transitions(pool, receipt.job_id) if t.to_state == "done"]
+    assert len(done) == 1
+
+
+async def test_another_dispatcher_takes_over_a_dead_dispatchers_job_once_its_lease_lapses(
+    pool: asyncpg.Pool, settings: Settings
+):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    hang = asyncio.Event()
+
+    async def hangs(_key: str, _req: JobRequest) -> SubmissionResult:
+        await hang.wait()
+        raise AssertionError("never reached")
+
+    short = DispatchSettings(owner="dies", lease_s=1.0, retry_backoff_s=0.0, poll_s=0.1)
+    async with running(Dispatcher(pool, RunnerPool([ScriptedRunner("box-a", hangs)]), short)):
+        await wait_for_state(pool, receipt.job_id, {"running"})
+    # The first dispatcher is gone without a word; its lease runs out within a second.
+    survivor = ScriptedRunner("box-b", scores_ten)
+    other = short.model_copy(update={"owner": "survives"})
+    async with running(Dispatcher(pool, RunnerPool([survivor]), other)):
+        assert await wait_for_state(pool, receipt.job_id, FINAL, timeout_s=15) == "done"
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and job.attempts == 2 and job.runner == "box-b"
+    notes = [t.note for t in await jobs.transitions(pool, receipt.job_id)]
+    assert "taken over" in notes and sum(t == "passed" for t in notes) == 1
+
+
+async def test_two_dispatchers_never_run_the_same_job(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    receipts = [await submit(pool, request(f"u{i}"), ROOMY) for i in range(40)]
+
+    async def quick(_key: str, req: JobRequest) -> SubmissionResult:
+        await asyncio.sleep(0.01)
+        return result_for(req, 1.0)
+
+    first, second = ScriptedRunner("r1", quick, slots=4), ScriptedRunner("r2", quick, slots=4)
+    one = settings.dispatch.model_copy(update={"owner": "one"})
+    two = settings.dispatch.model_copy(update={"owner": "two"})
+    async with (
+        running(Dispatcher(pool, RunnerPool([first]), one)),
+        running(Dispatcher(pool, RunnerPool([second]), two)),
+    ):
+        for receipt in receipts:
+            await wait_for_state(pool, receipt.job_id, FINAL)
+    calls = first.calls + second.calls
+    assert sorted(calls) == sorted(f"job-{r.job_id}" for r in receipts)
+    assert first.calls and second.calls, "both dispatchers took work"
+    attempts = await pool.fetch("SELECT attempts, state FROM jobs")
+    assert {(r["attempts"], r["state"]) for r in attempts} == {(1, "done")}
+
+
+async def test_a_failing_progress_hook_does_not_fail_the_job(pool: asyncpg.Pool, settings: Settings):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+
+    def broken_hook(_submission_id: int, _event: JobEvent) -> None:
+        raise RuntimeError("Discord is down")
+
+    dispatcher = Dispatcher(
+        pool, RunnerPool([ScriptedRunner("box", scores_ten)]), settings.dispatch, on_event=broken_hook
+    )
+    async with running(dispatcher):
+        assert await wait_for_state(pool, receipt.job_id, FINAL) == "done"
+
+
+def test_runner_pool_reserves_slots_on_the_least_busy_runner():
+    a, b = ScriptedRunner("a", scores_ten, slots=2), ScriptedRunner("b", scores_ten, slots=1)
+    runners = RunnerPool([a, b])
+    taken = [runners.acquire("h100") for _ in range(4)]
+    assert [r.name if r else None for r in taken] == ["a", "b", "a", None]
+    assert runners.acquire("a100") is None
+    runners.release(a)
+    assert runners.acquire_named("a") is a and runners.acquire_named("a") is None
+
+
+@pytest.mark.parametrize("status", ["passed", "failed"])
+async def test_the_runners_verdict_decides_the_submission_status(pool: asyncpg.Pool, settings: Settings, status: str):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+
+    async def verdict(_key: str, req: JobRequest) -> SubmissionResult:
+        return result_for(req, 4.0 if status == "passed" else None, status)
+
+    async with running(Dispatcher(pool, RunnerPool([ScriptedRunner("box", verdict)]), settings.dispatch)):
+        assert await wait_for_state(pool, receipt.job_id, FINAL) == "done"
+    stored = await submission(pool, receipt.submission_id)
+    assert stored.status == status
+    assert (stored.error_code is None) == (status == "passed")
+
+
+async def test_an_idle_dispatcher_waits_between_looks_instead_of_spinning(pool: asyncpg.Pool, settings: Settings):
+    class CountingPool(RunnerPool):
+        looks = 0
+
+        def acquire(self, gpu_type: str):  # type: ignore[no-untyped-def]
+            self.looks += 1
+            return super().acquire(gpu_type)
+
+    runners = CountingPool([ScriptedRunner("box", scores_ten)])
+    async with running(Dispatcher(pool, runners, settings.dispatch)):  # polls every 0.1 s
+        await asyncio.sleep(1.0)
+    assert 3 <= runners.looks <= 30

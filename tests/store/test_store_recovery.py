@@ -1,0 +1,160 @@
+"""Real jobs on the local worker: the CLI's path end to end, and crash recovery that finishes a job exactly once.
+
+These run `runner.local.run_job` (a worker subprocess that imports torch), so each takes a few seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import asyncpg
+from store_helpers import ROOMY, VECTOR_ADD, add_problems, submission, wait_for_state
+
+from bot.core.dispatch import Dispatcher, RunnerPool
+from bot.core.leaderboard import get_leaderboard
+from bot.core.local_runner import LocalRunner, LocalSubmission, run_local_submission
+from bot.core.submissions import SubmitReceipt, SubmitRequest, submit
+from bot.db import jobs, submissions
+from bot.settings import Settings
+from runner.api import JobEvent, MeasureConfig
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FAST = MeasureConfig(target_cv=0.5, min_samples=3, max_samples=30, max_seconds=0.5)
+FINAL = set(jobs.FINAL_STATES)
+# Correct, but slow enough (three test cases, 0.7 s each) to be interrupted mid-job.
+SLOW_SOLUTION = b"""import time
+import torch
+
+
+def solution(input_a, input_b, output_c, n):
+    time.sleep(0.7)
+    torch.add(input_a, input_b, out=output_c)
+"""
+
+# A dispatcher in its own process, to be killed with SIGKILL: nothing in it gets to clean up.
+DISPATCHER_PROCESS = """
+import asyncio, sys
+from bot.core.dispatch import Dispatcher, RunnerPool
+from bot.core.local_runner import LocalRunner
+from bot.db.pool import create_pool
+from bot.settings import DispatchSettings
+
+async def main(dsn):
+    async with create_pool(dsn, min_size=1, max_size=4) as pool:
+        settings = DispatchSettings(owner="crashing", lease_s=30, retry_backoff_s=0, poll_s=0.1)
+        await Dispatcher(pool, RunnerPool([LocalRunner(gpu_type="cpu")]), settings).run()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def slow_submission(pool: asyncpg.Pool) -> SubmitReceipt:
+    await add_problems(pool)
+    slow = SubmitRequest("discord:alice", "alice", "vector_add", "slow.py", SLOW_SOLUTION, "cpu", mode="test")
+    return await submit(pool, slow, ROOMY)
+
+
+async def assert_finished_once(pool: asyncpg.Pool, receipt: SubmitReceipt, attempts: int) -> None:
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and (job.state, job.attempts) == ("done", attempts)
+    done = [t for t in await jobs.transitions(pool, receipt.job_id) if t.to_state == "done"]
+    assert len(done) == 1
+    stored = await submission(pool, receipt.submission_id)
+    assert (stored.status, stored.result_job_id) == ("passed", receipt.job_id)
+    cases = await submissions.case_results(pool, receipt.job_id)
+    assert [(c.kind, c.idx, c.passed) for c in cases] == [("test", i, True) for i in range(3)]
+
+
+async def test_submit_and_wait_runs_the_job_locally_and_ranks_it(pool: asyncpg.Pool, settings: Settings):
+    from bot.core.problems import ProblemSpec
+    from problems.registry import get_problem
+
+    events: list[JobEvent] = []
+    local = LocalSubmission(
+        problem=ProblemSpec.of(get_problem("vector_add")),
+        file_name="vector_add.py",
+        data=(EXAMPLES / "vector_add.py").read_bytes(),
+        mode="ranked",
+        device_kind="cpu",
+        measure=FAST,
+    )
+    submission_id, result = await run_local_submission(pool, settings, local, events.append)
+    assert result.status == "passed" and result.score is not None and result.score > 0
+    assert events[0].type == "accepted" and events[-1].type == "done"
+    stored = await submission(pool, submission_id)
+    assert (stored.status, stored.gpu_type, stored.score) == ("passed", "cpu", result.score)
+    board = await get_leaderboard(pool, "vector_add", "cpu")
+    assert [(r.rank, r.display_name, r.submission_id) for r in board.rows] == [(1, "tester", submission_id)]
+    cases = await submissions.case_results(pool, stored.result_job_id)  # type: ignore[arg-type]
+    assert {c.kind for c in cases} == {"test", "benchmark"} and len(cases) == len(result.tests) + len(result.timings)
+
+
+async def test_a_restarted_dispatcher_reattaches_to_the_running_job_and_records_it_once(
+    pool: asyncpg.Pool, settings: Settings
+):
+    receipt = await slow_submission(pool)
+    runner = LocalRunner(gpu_type="cpu")  # outlives the dispatcher, as a remote runner would
+    try:
+        first = asyncio.create_task(Dispatcher(pool, RunnerPool([runner]), settings.dispatch).run())
+        await wait_for_state(pool, receipt.job_id, {"running"})
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        assert (await jobs.get_job(pool, receipt.job_id)).state == "running"  # type: ignore[union-attr]
+
+        restarted = Dispatcher(pool, RunnerPool([runner]), settings.dispatch)
+        second = asyncio.create_task(restarted.run())
+        try:
+            await wait_for_state(pool, receipt.job_id, FINAL)
+        finally:
+            second.cancel()
+            await asyncio.gather(second, return_exceptions=True)
+    finally:
+        await runner.aclose()
+    await assert_finished_once(pool, receipt, attempts=1)
+    notes = [t.note for t in await jobs.transitions(pool, receipt.job_id)]
+    assert "taken over" in notes
+
+
+async def test_a_killed_dispatcher_process_is_recovered_and_the_job_completes_exactly_once(
+    pool: asyncpg.Pool, settings: Settings, db_dsn: str
+):
+    receipt = await slow_submission(pool)
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-c", DISPATCHER_PROCESS, db_dsn)
+    try:
+        await wait_for_state(pool, receipt.job_id, {"running"}, timeout_s=90)
+    finally:
+        proc.kill()
+        await proc.wait()
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and (job.state, job.lease_owner) == ("running", "crashing")
+
+    # The same dispatcher starts again; its runner died with it, so the job is requeued and run afresh.
+    runner = LocalRunner(gpu_type="cpu")
+    restarted = settings.dispatch.model_copy(update={"owner": "crashing"})
+    task = asyncio.create_task(Dispatcher(pool, RunnerPool([runner]), restarted).run())
+    try:
+        await wait_for_state(pool, receipt.job_id, FINAL, timeout_s=90)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await runner.aclose()
+    await assert_finished_once(pool, receipt, attempts=2)
+    moves = [(t.from_state, t.to_state) for t in await jobs.transitions(pool, receipt.job_id)]
+    assert moves == [
+        ("queued", "dispatched"),
+        ("dispatched", "running"),
+        ("running", "running"),
+        ("running", "queued"),
+        ("queued", "dispatched"),
+        ("dispatched", "running"),
+        ("running", "done"),
+    ]
+
+
+def test_the_vector_add_spec_used_here_matches_the_built_in_problem():
+    from problems.registry import get_problem
+
+    problem = get_problem("vector_add")
+    assert (problem.slug, problem.version) == (VECTOR_ADD.slug, VECTOR_ADD.version)

@@ -1,0 +1,131 @@
+"""`submit`: validation, one transaction for submission and job, idempotency, and concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+from store_helpers import MOD, ROOMY, add_problems, count, request, submission
+
+from bot.core.errors import (
+    BadUploadError,
+    BannedError,
+    InvalidSubmissionError,
+    ProblemDisabledError,
+    UnknownProblemError,
+    UnsupportedDtypeError,
+)
+from bot.core.moderation import ban_user, set_problem_enabled
+from bot.core.problems import ProblemSpec
+from bot.core.ratelimit import remaining
+from bot.core.submissions import SubmitRequest, submit
+from bot.db import jobs
+
+
+async def test_submit_stores_the_submission_and_a_queued_job_before_answering(pool: asyncpg.Pool):
+    await add_problems(pool)
+    first = await submit(pool, request("alice"), ROOMY)
+    second = await submit(pool, request("bob"), ROOMY)
+    assert (first.queue_position, second.queue_position) == (1, 2)
+    stored = await submission(pool, first.submission_id)
+    assert (stored.status, stored.language, stored.mode, stored.gpu_type) == ("queued", "python", "ranked", "h100")
+    job = await jobs.get_job(pool, first.job_id)
+    assert job is not None and (job.state, job.submission_id, job.attempts) == ("queued", first.submission_id, 0)
+
+
+async def test_queue_position_counts_only_jobs_for_the_same_gpu_type(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await submit(pool, request("alice", gpu="h100"), ROOMY)
+    other = await submit(pool, request("bob", gpu="a100"), ROOMY)
+    assert other.queue_position == 1
+
+
+async def test_identical_sources_are_stored_once(pool: asyncpg.Pool):
+    await add_problems(pool)
+    for user in ("alice", "bob", "carol"):
+        await submit(pool, request(user, unique=False), ROOMY)
+    assert await count(pool, "submissions") == 3
+    assert await count(pool, "sources") == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "message"),
+    [
+        ({"file_name": "solution.txt"}, BadUploadError, "is not a .cu or .py file"),
+        ({"data": b"\xff\xfe not utf-8"}, BadUploadError, "is not UTF-8"),
+        ({"problem_slug": "vector_ad"}, UnknownProblemError, "Did you mean `vector_add`"),
+        ({"dtype": "float16", "problem_slug": "matmul"}, UnsupportedDtypeError, "does not take float16"),
+        ({"dtype": "int8"}, UnsupportedDtypeError, "is not a dtype"),
+        ({"mode": "fast"}, InvalidSubmissionError, "is not a mode"),
+        ({"gpu_type": "H100 SXM"}, InvalidSubmissionError, "is not a GPU type name"),
+    ],
+)
+async def test_a_bad_submission_is_refused_with_what_to_fix_and_nothing_is_stored(
+    pool: asyncpg.Pool, change: dict[str, object], error: type[Exception], message: str
+):
+    await add_problems(
+        pool,
+        ProblemSpec("vector_add", "Vector addition", 1, ("float32",)),
+        ProblemSpec("matmul", "Matrix multiplication", 1, ("float32",)),
+    )
+    base = request("alice")
+    bad = SubmitRequest(**{**base.__dict__, **change})
+    with pytest.raises(error, match=message):
+        await submit(pool, bad, ROOMY)
+    assert await count(pool, "submissions") == 0 and await count(pool, "jobs") == 0
+
+
+async def test_a_disabled_problem_refuses_submissions_until_enabled(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await set_problem_enabled(pool, MOD, "vector_add", False, "broken reference")
+    with pytest.raises(ProblemDisabledError, match="disabled"):
+        await submit(pool, request("alice"), ROOMY)
+    await set_problem_enabled(pool, MOD, "vector_add", True)
+    assert (await submit(pool, request("alice"), ROOMY)).submission_id > 0
+
+
+async def test_a_banned_user_cannot_submit_and_nothing_is_stored(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await submit(pool, request("mallory"), ROOMY)
+    await ban_user(pool, MOD, "discord:mallory", "timer patching")
+    with pytest.raises(BannedError):
+        await submit(pool, request("mallory"), ROOMY)
+    assert await count(pool, "submissions") == 1
+
+
+async def test_200_concurrent_submits_are_all_persisted_and_none_duplicated(pool: asyncpg.Pool):
+    await add_problems(pool)
+    requests = [request(f"user{i % 40}", token=f"interaction-{i}") for i in range(200)]
+    receipts = await asyncio.gather(*(submit(pool, r, ROOMY) for r in requests))
+    ids = [r.submission_id for r in receipts]
+    assert len(set(ids)) == 200 and not any(r.duplicate for r in receipts)
+    assert len({r.job_id for r in receipts}) == 200
+    assert await count(pool, "submissions") == 200
+    rows = await pool.fetch("SELECT submission_id, count(*) AS n FROM jobs GROUP BY submission_id")
+    assert {r["submission_id"] for r in rows} == set(ids) and all(r["n"] == 1 for r in rows)
+    tokens = await pool.fetch("SELECT client_token FROM submissions")
+    assert sorted(r["client_token"] for r in tokens) == sorted(f"interaction-{i}" for i in range(200))
+    assert all(1 <= r.queue_position <= 200 for r in receipts)
+
+
+async def test_concurrent_retries_with_one_token_store_one_submission(pool: asyncpg.Pool):
+    await add_problems(pool)
+    same = request("alice", token="interaction-42")
+    receipts = await asyncio.gather(*(submit(pool, same, ROOMY) for _ in range(30)))
+    assert len({r.submission_id for r in receipts}) == 1
+    assert len({r.job_id for r in receipts}) == 1
+    assert sum(not r.duplicate for r in receipts) == 1
+    assert await count(pool, "submissions") == 1 and await count(pool, "jobs") == 1
+    user_id = await pool.fetchval("SELECT id FROM users WHERE external_id = 'discord:alice'")
+    assert await remaining(pool, user_id, "ranked", ROOMY) == 999, "one submission, one rate-limit token"
+
+
+async def test_a_retried_submit_does_not_use_up_the_rate_limit(pool: asyncpg.Pool):
+    await add_problems(pool)
+    from bot.settings import RateLimitSettings
+
+    tight = RateLimitSettings(ranked_burst=1, ranked_per_hour=1)
+    first = await submit(pool, request("alice", token="t-1"), tight)
+    again = await submit(pool, request("alice", token="t-1"), tight)
+    assert again.duplicate and again.submission_id == first.submission_id
