@@ -83,3 +83,16 @@ def test_starter_writes_a_file(tmp_path: Path):
     assert proc.returncode == 0
     text = out.read_text()
     assert "#include <cuda_bf16.h>" in text and "__nv_bfloat16* output_c" in text
+
+
+def test_commands_needing_missing_packages_explain_and_others_still_work():
+    block = "import sys; sys.modules['asyncpg'] = None; from arena.cli import main; sys.exit(main(sys.argv[1:]))"
+    ok = subprocess.run(
+        [sys.executable, "-c", block, "problems"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert ok.returncode == 0 and "vector_add" in ok.stdout
+    refused = subprocess.run(
+        [sys.executable, "-c", block, "db", "status"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2
+    assert "needs the package asyncpg" in refused.stderr
