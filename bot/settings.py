@@ -76,7 +76,7 @@ class RateLimitSettings(BaseSettings):
 class Settings(BaseSettings):
     """Everything the bot process needs; each part reads its own environment variables."""
 
-    model_config = SettingsConfigDict(extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", env_file=".env")
 
     store: StoreSettings = Field(default_factory=StoreSettings)
     dispatch: DispatchSettings = Field(default_factory=DispatchSettings)

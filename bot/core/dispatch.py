@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -145,13 +146,23 @@ class Dispatcher:
         await conn.add_listener(jobs.QUEUE_CHANNEL, self._notified)
         try:
             await self.recover()
+            next_sweep = time.monotonic() + self._settings.lease_s / 2
             while True:
                 # Cleared before looking, so a wake-up that comes while we look is not lost.
                 self._runners.freed.clear()
-                await self.dispatch_ready()
+                try:
+                    await self.dispatch_ready()
+                    if time.monotonic() >= next_sweep:
+                        next_sweep = time.monotonic() + self._settings.lease_s / 2
+                        await self._adopt(
+                            await jobs.take_over(self._pool, self.owner, self._settings.lease_s, include_own=False)
+                        )
+                except (asyncpg.PostgresError, OSError) as exc:
+                    # The store is briefly unreachable (a restart, a failover): keep the loop, try again later.
+                    log.warning(
+                        "dispatcher %s: store error (%s); retrying in %.0f s", self.owner, exc, self._settings.poll_s
+                    )
                 await self._wait_for_work()
-                lapsed = await jobs.take_over(self._pool, self.owner, self._settings.lease_s, include_own=False)
-                await self._adopt(lapsed)
         finally:
             await self._abandon()
             with contextlib.suppress(asyncpg.PostgresError, OSError):

@@ -131,8 +131,8 @@ class LocalRunner:
         try:
             for event in replay:
                 await _deliver(on_event, event)
-            while not finished and (event := await queue.get()) is not None:
-                await _deliver(on_event, event)
+            while not finished and (live := await queue.get()) is not None:
+                await _deliver(on_event, live)
             # Shielded: a follower that is cancelled (a dispatcher stopping) leaves the job running.
             return await asyncio.shield(job.task)
         except asyncio.CancelledError:
@@ -222,7 +222,9 @@ async def run_local_submission(
 ) -> tuple[int, SubmissionResult]:
     """`submit_and_wait` on an open pool."""
     await sync_problem(pool, local.problem)
-    gpu_type = local.gpu_type or await asyncio.to_thread(detect_gpu_type, local.device_kind)
+    gpu_type = local.gpu_type
+    if gpu_type is None:
+        gpu_type = await asyncio.to_thread(detect_gpu_type, local.device_kind)
     user = local.user_name or settings.local_user
     request = SubmitRequest(
         f"local:{user}", user, local.problem.slug, local.file_name, local.data, gpu_type, local.dtype, local.mode

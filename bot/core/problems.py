@@ -13,7 +13,7 @@ from typing import Protocol
 
 import asyncpg
 
-from bot.core.errors import ProblemDisabledError, UnknownProblemError, UnsupportedDtypeError
+from bot.core.errors import ProblemDisabledError, ProblemExistsError, UnknownProblemError, UnsupportedDtypeError
 from bot.db import problems
 from bot.db.pool import Conn
 
@@ -76,8 +76,16 @@ def check_open(problem: problems.ProblemVersion, dtype: str) -> problems.Problem
 async def sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:
     """Make the store know `spec`: create the problem, or add the version when the code's is newer.
 
-    A store whose current version is newer (a moderator replaced the problem) keeps it.
+    A store whose current version is newer (a moderator replaced the problem) keeps it. Two processes that
+    register the same new problem at once both succeed: the second finds the first's row.
     """
+    try:
+        return await _sync_problem(pool, spec)
+    except ProblemExistsError:
+        return await _sync_problem(pool, spec)
+
+
+async def _sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:
     async with pool.acquire() as conn, conn.transaction():
         current = await problems.lock_problem(conn, spec.slug)
         if current is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 from store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, count, request, submission, submit_scored
@@ -119,3 +121,11 @@ async def test_registering_built_in_problems_follows_the_codes_version(pool: asy
     assert v2.version == 2
     (kept,) = await add_problems(pool, VECTOR_ADD)
     assert kept.version == 2, "an older build must not roll the problem back"
+
+
+async def test_processes_registering_one_new_problem_at_once_all_succeed(pool: asyncpg.Pool):
+    from bot.core.problems import sync_problem
+
+    registered = await asyncio.gather(*(sync_problem(pool, VECTOR_ADD) for _ in range(8)))
+    assert {p.problem_id for p in registered} == {registered[0].problem_id}
+    assert await count(pool, "problems") == 1

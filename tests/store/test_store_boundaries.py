@@ -1,0 +1,26 @@
+"""The core and the store stay light: importing them loads neither Discord, nor torch, nor aiohttp."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+
+import bot.core
+import bot.db
+
+FORBIDDEN = ("discord", "torch", "aiohttp")
+
+
+def test_core_and_store_modules_import_no_discord_torch_or_aiohttp():
+    modules = [f"bot.core.{m.name}" for m in pkgutil.iter_modules(bot.core.__path__)]
+    modules += [f"bot.db.{m.name}" for m in pkgutil.iter_modules(bot.db.__path__)]
+    assert "bot.core.dispatch" in modules and "bot.db.leaderboard" in modules
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r})))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout) == []
