@@ -12,7 +12,7 @@ from arena.commands.problems import check_dtype, find_problem
 from arena.render import ProgressPrinter, render_result
 from bot.core.errors import UserFacingError
 from bot.core.uploads import check_upload
-from problems.base import DTYPES
+from problems.base import DTYPES, Problem
 from runner.api import JobRequest, MeasureConfig, SubmissionResult
 
 
@@ -42,6 +42,36 @@ async def _run_remote(url: str, secret: bytes, request: JobRequest) -> Submissio
             raise UserFacingError(f"The runner at {url} failed: {exc.message} ({exc.code}).") from exc
     if result is None:
         raise UserFacingError("The job was cancelled on the runner before it finished.")
+    return result
+
+
+def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, request: JobRequest) -> SubmissionResult:
+    """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
+    try:
+        from bot.core.errors import KernelArenaError
+        from bot.core.local_runner import LocalSubmission, submit_and_wait
+        from bot.core.problems import ProblemSpec
+        from bot.settings import Settings
+    except ImportError as exc:
+        raise UserFacingError(
+            f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
+        ) from exc
+    local = LocalSubmission(
+        problem=ProblemSpec.of(problem),
+        file_name=path.name,
+        data=path.read_bytes(),
+        dtype=args.dtype,
+        mode=args.mode,
+        device_kind=args.device,
+        measure=request.measure,
+    )
+    try:
+        submission_id, result = asyncio.run(submit_and_wait(Settings(), local, ProgressPrinter()))
+    except UserFacingError:
+        raise
+    except KernelArenaError as exc:
+        raise UserFacingError(f"The store is unavailable: {exc}. Pass --no-store to run without recording.") from exc
+    print(f"  recorded as submission #{submission_id}", file=sys.stderr)
     return result
 
 
@@ -80,8 +110,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     if secret is not None:
         result = asyncio.run(_run_remote(args.runner, secret, request))
-    else:
+    elif args.no_store:
         result = asyncio.run(run_job(request, ProgressPrinter()))
+    else:
+        result = _run_recorded(args, problem, path, request)
     if args.json:
         print(result.model_dump_json(indent=2))
     else:
@@ -94,7 +126,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("slug")
     p.add_argument("file")
     p.add_argument("--dtype", choices=DTYPES, default="float32")
-    p.add_argument("--mode", choices=["test", "benchmark"], default="benchmark")
+    p.add_argument(
+        "--mode",
+        choices=["test", "benchmark", "ranked"],
+        default="benchmark",
+        help="test: verify only; benchmark: verify and time; ranked: also enter the local leaderboard",
+    )
+    p.add_argument("--no-store", action="store_true", help="run without recording the submission in the store")
     p.add_argument(
         "--device", choices=["auto", "gpu", "cpu"], default="auto", help="where to run (default: GPU if any)"
     )

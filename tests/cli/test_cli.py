@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# One embedded Postgres data directory for this module's runs, never the user's own.
+DATA_DIR = tempfile.mkdtemp(prefix="arena-cli-tests-")
 
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "ARENA_DATABASE_URL")}
+    env["ARENA_DATA_DIR"] = DATA_DIR
     return subprocess.run(
-        [sys.executable, "-m", "arena", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+        [sys.executable, "-m", "arena", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=env,
     )
 
 
@@ -28,6 +40,18 @@ def test_submit_example_prints_per_case_gflops_table_and_exits_zero():
         assert gflops > 0
     assert "geometric mean" in proc.stdout
     assert "test 3/3" in proc.stderr and "benchmark 3/3" in proc.stderr
+    assert "recorded as submission #" in proc.stderr
+
+
+def test_ranked_submit_appears_on_the_local_leaderboard():
+    proc = arena(
+        "submit", "matmul", "examples/matmul.py", "--device", "cpu", "--mode", "ranked", "--max-seconds", "0.3"
+    )
+    assert proc.returncode == 0, proc.stderr
+    board = arena("leaderboard", "matmul", "--gpu", "cpu")
+    assert board.returncode == 0, board.stderr
+    rows = [line for line in board.stdout.splitlines() if line.strip().startswith("1 ")]
+    assert rows and "python" in rows[0]
 
 
 def test_submit_wrong_answer_exits_nonzero_and_names_case_and_index():
