@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # shellcheck disable=SC1091
 . .venv/bin/activate
-arena submit vector_add examples/vector_add.py "$@"
+arena submit vector_add examples/vector_add.py --mode ranked "$@"
+arena leaderboard vector_add
