@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU side of the project on a machine with a CUDA GPU: installs carried wheels (if any), runs the
-# `gpu` and `nvcc` tests, the examples through the CLI, and whatever benchmarks are named in GPU_BENCH.
+# `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
+# asyncpg, which GPU machines lack), the examples through the CLI, and whatever benchmarks are named in GPU_BENCH.
 # Logs go to $OUT (default: ./gpu-logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
@@ -20,12 +21,12 @@ export PYTHONUNBUFFERED=1
 
 arena() { python3 -m arena "$@"; }
 status=0
-python3 -m pytest -p no:cacheprovider -m "gpu or nvcc" ${GPU_TESTS:-tests} -q -rs 2>&1 | tee "$OUT/gpu-tests.txt"
+python3 -m pytest -p no:cacheprovider -m "gpu or nvcc" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure} -q -rs 2>&1 | tee "$OUT/gpu-tests.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 {
-  echo "\$ arena submit matmul examples/matmul_naive.cu"; arena submit matmul examples/matmul_naive.cu
-  echo; echo "\$ arena submit matmul examples/matmul_triton.py"; arena submit matmul examples/matmul_triton.py
-  echo; echo "\$ arena submit vector_add examples/vector_add.cu"; arena submit vector_add examples/vector_add.cu
+  echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store
+  echo; echo "\$ arena submit matmul examples/matmul_triton.py --no-store"; arena submit matmul examples/matmul_triton.py --no-store
+  echo; echo "\$ arena submit vector_add examples/vector_add.cu --no-store"; arena submit vector_add examples/vector_add.cu --no-store
 } 2>&1 | tee "$OUT/examples.txt"
 for bench in ${GPU_BENCH:-}; do
   python3 "$bench" 2>&1 | tee "$OUT/$(basename "$bench" .py).txt"
