@@ -253,6 +253,7 @@ class Sandbox:
             "scratch_dir": str(job.scratch),
             "scratch_mb": self.policy.scratch_mb,
             "hide_dirs": list(self.policy.hide_dirs),
+            "keep_paths": self.kept_code_paths(),
             "rw_binds": [str(job.out_dir)] if writable_out else [],
             "mask_files": masks,
             "hostname": HOSTNAME,
@@ -261,6 +262,19 @@ class Sandbox:
             "cwd": str(job.scratch),
             "env": dict(env),
         }
+
+    def kept_code_paths(self) -> list[str]:
+        """Code the worker needs that sits under a directory the sandbox empties (an install or a virtual
+        environment under /tmp, say). The sandbox puts these back, read-only, over its fresh tmpfs."""
+        emptied = [Path("/tmp"), Path("/dev/shm"), *(Path(d) for d in self.policy.hide_dirs)]
+        interpreter = Path(self.policy.python)
+        candidates = {PACKAGE_ROOT, interpreter.parent.parent, interpreter.resolve().parent.parent}
+        candidates |= {Path(sys.prefix), Path(sys.base_prefix)}
+        kept = sorted(
+            str(path) for path in candidates if path.is_dir() and any(path.is_relative_to(e) for e in emptied)
+        )
+        # A path inside another kept path comes back with it.
+        return [p for p in kept if not any(p != q and Path(p).is_relative_to(q) for q in kept)]
 
     def command(self, job: JobDir, argv: Sequence[str], env: Mapping[str, str], *, writable_out: bool) -> list[str]:
         spec = json.dumps(self.spec(job, env, writable_out=writable_out))

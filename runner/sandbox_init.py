@@ -120,6 +120,8 @@ def isolate_filesystem(spec: dict[str, Any]) -> None:
     job_dir: str = spec["job_dir"]
     scratch_mb: int = spec["scratch_mb"]
     job_tree = _open_tree(job_dir)
+    # Trees taken before the tmpfs mounts hide them, and moved back on top afterwards.
+    kept = [(path, _open_tree(path)) for path in spec.get("keep_paths", [])]
     for fresh in ("/tmp", "/dev/shm"):
         if os.path.isdir(fresh):
             _tmpfs(fresh, scratch_mb, "1777")
@@ -129,6 +131,10 @@ def isolate_filesystem(spec: dict[str, Any]) -> None:
     os.makedirs(job_dir, exist_ok=True)
     _move_mount(job_tree, job_dir)
     os.close(job_tree)
+    for path, tree in kept:
+        os.makedirs(path, exist_ok=True)
+        _move_mount(tree, path)
+        os.close(tree)
     _tmpfs(spec["scratch_dir"], scratch_mb, "0700")
     for rw_dir in spec["rw_binds"]:
         _mount(rw_dir, rw_dir, None, MS_BIND)
