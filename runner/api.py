@@ -31,6 +31,7 @@ ErrorCode = Literal[
     "wrong_answer",
     "crashed",
     "timeout",
+    "implausible_time",
     "internal",
 ]
 

@@ -67,3 +67,9 @@ class UnsupportedDtypeError(SubmissionError):
 
 class UnknownProblemCodeError(SubmissionError):
     code = "unknown_problem"
+
+
+class ImplausibleTimeError(SubmissionError):
+    """A measured time that cannot be real: not positive, not finite, or under the physical floor."""
+
+    code = "implausible_time"

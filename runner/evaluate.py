@@ -32,6 +32,7 @@ from runner.api import (
 )
 from runner.compile import compile_cuda, cuda_arch
 from runner.errors import (
+    ImplausibleTimeError,
     NoGpuError,
     SolutionRuntimeError,
     SubmissionError,
@@ -39,6 +40,7 @@ from runner.errors import (
     UnsupportedDtypeError,
     WrongAnswerError,
 )
+from runner.hardware import implausible_time, physical_floor_s, spec_for
 from runner.loader import Solution, load_cuda_solution, load_python_solution
 from runner.measure import measure_case
 from runner.measure.gpu import ArenaEventTimer, reset_persisting_l2
@@ -262,6 +264,17 @@ def _run_test(ev: Evaluation, solution: Solution, case: TestCase, index: int, se
 INPUT_POOL_BYTES = 2 * 1024**3
 
 
+def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None:
+    """Reject a time no correct kernel can reach on this GPU: it must never be ranked."""
+    spec = spec_for(ev.device) if ev.device_kind == "gpu" else None
+    floor = None
+    if spec is not None:
+        floor = physical_floor_s(spec, timing.flops, timing.bytes, ev.request.dtype)
+    reason = implausible_time(timing.runtime_median_us / 1e6, floor)
+    if reason is not None:
+        raise ImplausibleTimeError(f"Case {case['name']} was rejected: {reason}.")
+
+
 def _measure_config(ev: Evaluation) -> MeasureConfig:
     config = ev.request.measure
     if ev.device_kind == "cpu":
@@ -306,8 +319,11 @@ def _run_benchmark(
             name=case["name"],
             dims=list(case["dims"]),
         )
+    except SubmissionError:
+        raise
     except Exception as exc:
         raise SolutionRuntimeError(f"The solution failed while being timed on case {case['name']}: {exc}") from exc
+    _check_plausible(ev, case, timing)
     for _, expected, outputs in sets:
         passed, details = _verify(ev, expected, outputs)
         if not passed:

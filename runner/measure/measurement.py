@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from runner.api import CaseTiming, MeasureConfig
+from runner.errors import ImplausibleTimeError
 from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
 
 BoundCall = Callable[[], object]
@@ -60,6 +62,9 @@ class Measurement:
             attempts += 1
             if runtime is None:
                 self.dropped += 1
+            elif not math.isfinite(runtime) or runtime <= 0:
+                # Zero, negative or NaN would collapse the median and every mean built on it.
+                raise ImplausibleTimeError(f"a sample of this case measured {runtime!r} s, which cannot be real")
             else:
                 self.runtimes.append(runtime)
                 criterion.add(runtime)

@@ -105,3 +105,13 @@ def test_seed_method_stops_on_the_cv_target():
     config = MeasureConfig(method="seed", min_samples=5, max_samples=1000)
     timing = Measurement([lambda: None], timer, config, flops=1, bytes=1).run(0, "c", [])
     assert timing.samples == 5 and timing.cv == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1e-6, float("nan"), float("inf")])
+def test_a_sample_that_cannot_be_real_stops_the_measurement(bad):
+    from runner.errors import ImplausibleTimeError
+
+    timer = ScriptedTimer(itertools.chain([1e-5, 1e-5, 1e-5], itertools.repeat(bad)))
+    config = MeasureConfig(method="arena", min_samples=10, max_samples=50)
+    with pytest.raises(ImplausibleTimeError):
+        Measurement([lambda: None], timer, config, flops=1, bytes=1).run(0, "c", [])

@@ -149,3 +149,17 @@ async def test_cuda_on_a_machine_without_gpu_compiles_then_says_so():
     result, _ = await run("vector_add", "vector_add.cu", (EXAMPLES / "vector_add.cu").read_text(), language="cuda")
     assert result.error.code == "no_gpu"
     assert "no GPU" in result.error.message
+
+
+async def test_a_solution_that_freezes_the_clock_is_rejected_not_ranked():
+    source = (
+        "import time\n"
+        "import torch\n\n"
+        "time.perf_counter_ns = lambda: 0\n\n"
+        "def solution(a, b, c, n):\n"
+        "    torch.add(a, b, out=c)\n"
+    )
+    result, _ = await run("vector_add", "frozen_clock.py", source)
+    assert result.status == "error"
+    assert result.error.code == "implausible_time"
+    assert result.geomean_gflops is None
