@@ -163,3 +163,28 @@ async def test_a_solution_that_freezes_the_clock_is_rejected_not_ranked():
     assert result.status == "error"
     assert result.error.code == "implausible_time"
     assert result.geomean_gflops is None
+
+
+async def test_ranked_runs_ignore_a_requested_seed_and_draw_fresh_inputs():
+    import torch
+
+    from problems.registry import get_problem
+
+    cases = get_problem("vector_add").generate_test_cases("float32", "cpu")
+    # Case i draws from seed + i: the first input value of every case under seed 1234.
+    known = [float(c["create_inputs"](torch.Generator().manual_seed(1234 + i))[0][0]) for i, c in enumerate(cases)]
+    # Correct only on the inputs that seed 1234 gives: it passes exactly when the run used that seed.
+    source = (
+        "import torch\n\n"
+        f"KNOWN = {known!r}\n\n"
+        "def solution(a, b, c, n):\n"
+        "    if any(abs(float(a[0]) - k) < 1e-6 for k in KNOWN):\n"
+        "        torch.add(a, b, out=c)\n"
+        "    else:\n"
+        "        c.zero_()\n"
+    )
+    seeded, _ = await run("vector_add", "seeded.py", source, mode="test")
+    assert seeded.status == "passed", seeded.error
+    ranked, _ = await run("vector_add", "seeded.py", source, mode="ranked")
+    assert ranked.status == "failed"
+    assert ranked.error.code == "wrong_answer"
