@@ -51,9 +51,6 @@ class CoefficientOfVariation(StoppingCriterion):
         return len(self.runtimes) >= self.min_samples and self.cv() < self.target_cv
 
 
-CRITERIA: dict[str, type[StoppingCriterion]] = {CoefficientOfVariation.name: CoefficientOfVariation}
-
-
 class MedianRelativeError(StoppingCriterion):
     """Stop once the relative standard error of the median runtime is under `target_rse`.
 
@@ -100,6 +97,3 @@ class MedianRelativeError(StoppingCriterion):
         return (
             len(self.runtimes) >= self.min_samples and self._total >= self.min_time_s and self.rse() < self.target_rse
         )
-
-
-CRITERIA[MedianRelativeError.name] = MedianRelativeError

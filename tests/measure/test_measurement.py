@@ -64,7 +64,6 @@ class ScriptedTimer:
 
     def __init__(self, samples):
         self.samples = iter(samples)
-        self.calls = []
 
     def __call__(self, call):
         call()
