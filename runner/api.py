@@ -32,6 +32,7 @@ ErrorCode = Literal[
     "crashed",
     "timeout",
     "implausible_time",
+    "integrity",
     "internal",
 ]
 

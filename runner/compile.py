@@ -6,7 +6,9 @@ import hashlib
 import logging
 import os
 import shutil
+import stat
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -20,6 +22,11 @@ log = logging.getLogger(__name__)
 BASE_FLAGS: tuple[str, ...] = ("-O3", "-std=c++17", "--shared", "-Xcompiler", "-fPIC", "-lineinfo")
 COMPILE_TIMEOUT_S = 120.0
 SOURCE_NAME = "solution.cu"
+# Bound of the daemon's cache of compiled libraries (RUNNER_CACHE_MAX_MB): past it, the least recently used
+# entries are removed. Callers pass the configured value as `store_library(..., max_bytes=...)`.
+DEFAULT_CACHE_MAX_BYTES = 2048 * 1024 * 1024
+# A temporary file of an interrupted store (a killed daemon) older than this is removed by the next eviction.
+STALE_TMP_S = 3600.0
 
 
 @dataclass(frozen=True)
@@ -91,19 +98,115 @@ def clean_log(output: str, build_dir: Path) -> str:
     return output.replace(f"{build_dir}/", "")
 
 
-def cached_library(cache_dir: Path, key: str) -> Path | None:
+def cached_library(cache_dir: Path, key: str, *, touch: bool = True) -> Path | None:
+    """The cached library of `key`, or None. A hit touches its mtime (eviction is by least recent use) unless
+    `touch` is false, as for the worker's read-only prebuilt directory, which is no cache."""
     path = cache_dir / f"{key}.so"
-    return path if path.is_file() and not path.is_symlink() else None
+    if not path.is_file() or path.is_symlink():
+        return None
+    if not touch:
+        return path
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        return None  # evicted by a concurrent store between the check and the touch
+    except OSError:
+        pass  # a read-only cache is still readable; it just keeps its old recency
+    return path
 
 
-def store_library(cache_dir: Path, key: str, library: Path) -> Path:
-    """Copy a freshly built library into the cache atomically (a reader never sees half a file)."""
+def store_library(cache_dir: Path, key: str, library: Path, *, max_bytes: int = DEFAULT_CACHE_MAX_BYTES) -> Path:
+    """Copy a freshly built library into the cache atomically (a reader never sees half a file), then evict the
+    least recently used entries until the cache holds at most `max_bytes`. Returns the path to load from.
+
+    The entry just stored is never evicted, even when it alone exceeds the bound. With `max_bytes` 0 caching is
+    off: nothing is written, entries left from a larger bound are removed, and `library` itself is returned.
+    """
+    if max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
     cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
-    shutil.copyfile(library, tmp, follow_symlinks=False)
+    if max_bytes == 0:
+        evict_lru(cache_dir, 0)
+        return library
+    # A unique temporary name: two jobs of one daemon may store the same key at once (same pid, two threads).
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{key}.", suffix=".tmp", dir=cache_dir)
+    os.close(fd)
+    tmp = Path(tmp_name)
     target = cache_dir / f"{key}.so"
-    os.replace(tmp, target)
+    try:
+        shutil.copyfile(library, tmp, follow_symlinks=False)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    evict_lru(cache_dir, max_bytes, keep=target)
     return target
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+def cache_entries(cache_dir: Path) -> list[CacheEntry]:
+    """The `<key>.so` regular files of `cache_dir`, least recently used first. Symlinks and other files are
+    neither listed nor counted; a temporary file older than STALE_TMP_S (from a killed store) is removed."""
+    entries: list[CacheEntry] = []
+    stale_before = time.time() - STALE_TMP_S
+    try:
+        with os.scandir(cache_dir) as scan:
+            found = list(scan)
+    except FileNotFoundError:
+        return []
+    for entry in found:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # removed by a concurrent eviction since the scan
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        if entry.name.startswith("."):
+            if entry.name.endswith(".tmp") and st.st_mtime < stale_before:
+                _unlink_quietly(Path(entry.path))
+            continue
+        if entry.name.endswith(".so"):
+            entries.append(CacheEntry(Path(entry.path), st.st_size, st.st_mtime_ns))
+    entries.sort(key=lambda e: (e.mtime_ns, e.path.name))
+    return entries
+
+
+def evict_lru(cache_dir: Path, max_bytes: int, keep: Path | None = None) -> list[Path]:
+    """Remove cache entries, least recently used first, until they total at most `max_bytes`; `keep` stays."""
+    return evict_entries(cache_entries(cache_dir), max_bytes, keep)
+
+
+def evict_entries(entries: list[CacheEntry], max_bytes: int, keep: Path | None = None) -> list[Path]:
+    """Remove `entries` in order until the rest total at most `max_bytes`, never `keep`. Returns what went.
+
+    `entries` may be stale, as when another job evicts at the same time: a file already gone counts as removed.
+    """
+    total = sum(e.size for e in entries)
+    removed: list[Path] = []
+    for entry in entries:
+        if total <= max_bytes:
+            break
+        if keep is not None and entry.path.name == keep.name:
+            continue
+        _unlink_quietly(entry.path)
+        total -= entry.size
+        removed.append(entry.path)
+    if removed:
+        log.info("compile cache: evicted %d libraries, %d bytes left (bound %d)", len(removed), total, max_bytes)
+    return removed
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
 
 
 def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None = None) -> CompiledLibrary:
@@ -115,9 +218,12 @@ def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None
     key = cache_key(source, arch)
     target = build_dir / f"solution_{key}.so"
     for directory in (d for d in (_prebuilt_dir, cache_dir) if d is not None):
-        cached = cached_library(directory, key)
+        cached = cached_library(directory, key, touch=directory is not _prebuilt_dir)
         if cached is not None:
-            shutil.copyfile(cached, target)
+            try:
+                shutil.copyfile(cached, target)
+            except FileNotFoundError:
+                continue  # evicted since the lookup: build it
             return CompiledLibrary(target, 0.0, True, "")
     src = build_dir / SOURCE_NAME
     src.write_text(source, encoding="utf-8")

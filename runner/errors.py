@@ -73,3 +73,16 @@ class ImplausibleTimeError(SubmissionError):
     """A measured time that cannot be real: not positive, not finite, or under the physical floor."""
 
     code = "implausible_time"
+
+
+class IntegrityError(SubmissionError):
+    """The run broke a rule of the measurement: work after the stop event, an output that changed after it,
+    a thread left running, or a timer that disagrees with the judge's calibration or its own clock."""
+
+    code = "integrity"
+
+
+class LauncherLostError(SubmissionError):
+    """The process running the solution died or stopped answering; the runner refines this from its exit."""
+
+    code = "crashed"

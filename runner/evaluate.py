@@ -1,6 +1,8 @@
-"""The evaluation pipeline for one submission: load, verify every test case, then benchmark.
+"""The judge's pipeline for one submission: have it loaded, verify every test case, then benchmark.
 
-This runs inside a worker process (`runner.worker`), never in the daemon or the CLI process.
+This runs in the judge process (`runner.judge`), never in the daemon or the CLI process. The submission
+itself runs in the launcher (`runner.launcher`), reached through a LauncherLink: this process generates the
+inputs, owns the expected outputs, verifies, and computes every statistic.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ import logging
 import platform
 import secrets
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from runner.api import (
     arithmetic_mean,
     geometric_mean,
 )
+from runner.case_buffers import CaseBuffers
 from runner.compile import compile_cuda, cuda_arch
 from runner.errors import (
     ImplausibleTimeError,
@@ -41,11 +43,11 @@ from runner.errors import (
     WrongAnswerError,
 )
 from runner.hardware import implausible_time, physical_floor_s, spec_for
+from runner.launcher_link import LauncherLink
 from runner.loader import Solution, load_cuda_solution, load_python_solution
 from runner.measure import measure_case
-from runner.measure.gpu import ArenaEventTimer, reset_persisting_l2
-from runner.measure.measurement import SampleTimer
-from runner.measure.timers import MonotonicTimer, SeedEventTimer, seed_warmup
+from runner.measure.gpu import GpuSensors
+from runner.measure.judged import JudgedTimer
 
 if TYPE_CHECKING:
     import torch
@@ -115,11 +117,14 @@ class Evaluation:
         )
 
 
-def evaluate(request: JobRequest, workdir: Path, sink: EventSink) -> SubmissionResult:
-    """Run one job to completion and return its result; the `done` event carries the same result."""
+def evaluate(request: JobRequest, workdir: Path, sink: EventSink, link: LauncherLink) -> SubmissionResult:
+    """Judge one job to completion and return its result; the `done` event carries the same result.
+
+    The submission runs in the launcher behind `link`; this process never loads it.
+    """
     ev = Evaluation(request, workdir, EventStream(sink))
     try:
-        result = _run(ev)
+        result = _run(ev, link)
     except SubmissionError as exc:
         result = ev.result("failed" if isinstance(exc, WrongAnswerError) else "error", exc.info())
     ev.events.emit("done", message=result.status, result=result)
@@ -141,7 +146,7 @@ def resolve_problem(request: JobRequest) -> Problem:
     return problem
 
 
-def _run(ev: Evaluation) -> SubmissionResult:
+def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
     import torch
 
     req = ev.request
@@ -151,17 +156,21 @@ def _run(ev: Evaluation) -> SubmissionResult:
         raise NoGpuError("This runner has no CUDA GPU, and the job asked for one.")
     ev.device_kind = "gpu" if has_gpu else "cpu"
     ev.device = torch.cuda.get_device_name() if has_gpu else f"CPU ({platform.machine()})"
+    if not has_gpu:
+        torch.set_num_threads(1)  # the launcher runs on these cores too: the judge must not compete for them
     ev.events.emit("accepted", message=ev.device)
 
     with ev.phase("compile"):
-        solution = _load(ev)
+        ev.events.emit("compiling", phase="nvcc" if req.language == "cuda" else "import")
+        link.load(req)
+        ev.events.emit("compiled", phase="nvcc" if req.language == "cuda" else "import")
     cases = ev.problem.generate_test_cases(req.dtype, ev.device_kind)
     # A ranked run always draws a fresh secret seed: no caller, not even the bot, can replay known inputs.
     seed = req.seed if req.seed is not None and req.mode != "ranked" else secrets.randbits(62)
 
     with ev.phase("test"):
         for index, case in enumerate(cases):
-            outcome = _run_test(ev, solution, case, index, seed)
+            outcome = _run_test(ev, link, case, index, seed)
             ev.tests.append(outcome)
             ev.events.emit("test_case", index=index, count=len(cases), test=outcome, message=outcome.message)
             if not outcome.passed:
@@ -170,76 +179,62 @@ def _run(ev: Evaluation) -> SubmissionResult:
         return ev.result("passed")
 
     with ev.phase("benchmark"):
-        timer = _timer(_measure_config(ev))
+        config = _measure_config(ev)
+        if config.method == "seed" and config.warmup:
+            link.warmup()
+        sensors = GpuSensors.open(0) if ev.device_kind == "gpu" else None
         for index, case in enumerate(cases):
-            timing = _run_benchmark(ev, solution, timer, case, index, seed)
+            timing = _run_benchmark(ev, link, case, index, seed, sensors)
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
     return ev.result("passed")
 
 
-def _load(ev: Evaluation) -> Solution:
+def load_solution(request: JobRequest, problem: Problem, workdir: Path, device_kind: DeviceKind) -> Solution:
+    """Compile (or take the runner's prebuilt library) and load the submission: the launcher's first step."""
     import torch
 
-    req = ev.request
-    src_dir = ev.workdir / "src"
+    src_dir = workdir / "src"
     src_dir.mkdir(parents=True, exist_ok=True)
-    if req.language == "cuda":
-        ev.events.emit("compiling", phase="nvcc")
-        capability = torch.cuda.get_device_capability() if ev.device_kind == "gpu" else None
-        built = compile_cuda(req.source, ev.workdir / "build", cuda_arch(capability))
-        ev.events.emit("compiled", message=f"{built.seconds:.2f} s", phase="nvcc")
+    if request.language == "cuda":
+        capability = torch.cuda.get_device_capability() if device_kind == "gpu" else None
+        built = compile_cuda(request.source, workdir / "build", cuda_arch(capability))
         # Loading needs no GPU, so a missing `solution` symbol is reported even on a CPU runner.
-        solution = load_cuda_solution(built.path, ev.problem, req.dtype)
-        if ev.device_kind != "gpu":
+        solution = load_cuda_solution(built.path, problem, request.dtype)
+        if device_kind != "gpu":
             raise NoGpuError(
                 "The CUDA source compiled, but this runner has no GPU to run it on. "
                 "Submit to a GPU runner, or send a .py solution to run on the CPU."
             )
         return solution
-    if req.language == "triton" and ev.device_kind != "gpu":
+    if request.language == "triton" and device_kind != "gpu":
         raise NoGpuError(
             "Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs."
         )
-    ev.events.emit("compiling", phase="import")
     path = src_dir / "submission.py"
-    path.write_text(req.source, encoding="utf-8")
-    solution = load_python_solution(path)
-    ev.events.emit("compiled", phase="import")
-    return solution
+    path.write_text(request.source, encoding="utf-8")
+    return load_python_solution(path)
 
 
 def _device(ev: Evaluation) -> str:
     return "cuda" if ev.device_kind == "gpu" else "cpu"
 
 
-def _make_case(
-    ev: Evaluation, case: TestCase, index: int, seed: int
-) -> tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]:
-    """Fresh inputs for a case, the reference outputs, and NaN-poisoned output buffers."""
-    import torch
-
-    from problems.inputs import torch_dtype
-
-    gen = torch.Generator(device=_device(ev)).manual_seed(seed + index)
-    inputs = tuple(t.contiguous() for t in case["create_inputs"](gen))
-    expected = ev.problem.reference_outputs(inputs)
-    out_dtype = torch_dtype(ev.problem.output_dtype(ev.request.dtype))
-    outputs = tuple(torch.full(e.shape, float("nan"), dtype=out_dtype, device=_device(ev)) for e in expected)
-    return inputs, expected, outputs
-
-
-def _call_solution(ev: Evaluation, solution: Solution, call: Callable[[], object], case_name: str) -> None:
-    import torch
-
+@contextmanager
+def _failures_on(case_name: str, timed: bool = False) -> Iterator[None]:
+    """Name the case in the launcher's runtime errors."""
     try:
-        call()
-        if ev.device_kind == "gpu":
-            torch.cuda.synchronize()
-    except Exception as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        tb = traceback.format_exc() if solution.language != "cuda" else None
-        raise SolutionRuntimeError(f"The solution failed on case {case_name}: {first}", log=tb) from exc
+        yield
+    except SolutionRuntimeError as exc:
+        where = "while being timed on" if timed else "on"
+        raise SolutionRuntimeError(f"The solution failed {where} case {case_name}: {exc.message}", log=exc.log) from exc
+
+
+def _sync(ev: Evaluation) -> None:
+    if ev.device_kind == "gpu":
+        import torch
+
+        torch.cuda.synchronize()
 
 
 def _verify(ev: Evaluation, expected: Sequence[torch.Tensor], outputs: Sequence[torch.Tensor]) -> tuple[bool, dict]:
@@ -250,11 +245,23 @@ def _verify(ev: Evaluation, expected: Sequence[torch.Tensor], outputs: Sequence[
     return True, details
 
 
-def _run_test(ev: Evaluation, solution: Solution, case: TestCase, index: int, seed: int) -> TestOutcome:
-    inputs, expected, outputs = _make_case(ev, case, index, seed)
-    extras = ev.problem.get_extra_params(case)
-    _call_solution(ev, solution, solution.bind(inputs, outputs, extras), case["name"])
-    passed, details = _verify(ev, expected, outputs)
+def _share(ev: Evaluation, link: LauncherLink, buffers: CaseBuffers, *, reset_l2: bool) -> None:
+    _sync(ev)
+    link.share(buffers.share_message(), buffers.arena.fd, reset_l2=reset_l2)
+
+
+def _run_test(ev: Evaluation, link: LauncherLink, case: TestCase, index: int, seed: int) -> TestOutcome:
+    buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), 1)
+    try:
+        buffers.draw(0, seed + index)
+        _share(ev, link, buffers, reset_l2=False)
+        with _failures_on(case["name"]):
+            link.call(0)
+        _sync(ev)
+        test_set = buffers.sets[0]
+        passed, details = _verify(ev, test_set.expected, test_set.outputs)
+    finally:
+        buffers.close()
     message = "passed" if passed else describe_mismatch(details)
     return TestOutcome(
         index=index, name=case["name"], dims=list(case["dims"]), passed=passed, message=message, details=details
@@ -287,48 +294,41 @@ def _measure_config(ev: Evaluation) -> MeasureConfig:
     return config
 
 
-def _timer(config: MeasureConfig) -> SampleTimer:
-    if config.method == "arena":
-        return ArenaEventTimer()
-    if config.method == "seed":
-        if config.warmup:
-            seed_warmup()
-        return SeedEventTimer()
-    return MonotonicTimer()
-
-
 def _run_benchmark(
-    ev: Evaluation, solution: Solution, timer: SampleTimer, case: TestCase, index: int, seed: int
+    ev: Evaluation, link: LauncherLink, case: TestCase, index: int, seed: int, sensors: GpuSensors | None
 ) -> CaseTiming:
     config = _measure_config(ev)
     bytes_per_set = max(ev.problem.get_bytes(case, ev.request.dtype), 1)
     n_sets = max(1, min(config.input_sets, INPUT_POOL_BYTES // bytes_per_set))
-    extras = ev.problem.get_extra_params(case)
-    # Set 0 uses the same seed as the test of this case; the others are fresh draws.
-    sets = [_make_case(ev, case, index + 7919 * k, seed) for k in range(n_sets)]
-    calls = [solution.bind(inputs, outputs, extras) for inputs, _, outputs in sets]
-    if config.method == "arena":
-        reset_persisting_l2()
-    try:
-        timing = measure_case(
-            calls,
-            timer,
-            config,
-            flops=ev.problem.get_flops(case),
-            bytes_moved=ev.problem.get_bytes(case, ev.request.dtype),
-            index=index,
-            name=case["name"],
-            dims=list(case["dims"]),
-        )
-    except SubmissionError:
-        raise
-    except Exception as exc:
-        raise SolutionRuntimeError(f"The solution failed while being timed on case {case['name']}: {exc}") from exc
-    _check_plausible(ev, case, timing)
-    for _, expected, outputs in sets:
-        passed, details = _verify(ev, expected, outputs)
+    buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
+
+    def verify(k: int) -> None:
+        _sync(ev)
+        timed = buffers.sets[k]
+        passed, details = _verify(ev, timed.expected, timed.outputs)
         if not passed:
             raise WrongAnswerError(
-                f"The output of case {case['name']} was wrong after timing: {describe_mismatch(details)}"
+                f"The output of case {case['name']} was wrong on a timed call: {describe_mismatch(details)}"
             )
+
+    try:
+        _share(ev, link, buffers, reset_l2=config.method == "arena")
+        timer = JudgedTimer(
+            link, buffers, verify, config.method, seed, index, device_name=ev.device, sensors=sensors
+        )
+        with _failures_on(case["name"], timed=True):
+            timing = measure_case(
+                list(range(n_sets)),
+                timer,
+                config,
+                flops=ev.problem.get_flops(case),
+                bytes_moved=ev.problem.get_bytes(case, ev.request.dtype),
+                index=index,
+                name=case["name"],
+                dims=list(case["dims"]),
+            )
+            timer.check()
+    finally:
+        buffers.close()
+    _check_plausible(ev, case, timing)
     return timing

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import sys
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from runner.api import JobRequest
+from runner.compile import DEFAULT_CACHE_MAX_BYTES
 from runner.devices import Slot
 from runner.process import SandboxedProcess
 from runner.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command
@@ -49,6 +51,7 @@ class Executor:
     cache_dir: Path | None
     output_limit: int = 64 * 1024
     max_file_mb: int = 512
+    cache_max_bytes: int = DEFAULT_CACHE_MAX_BYTES
 
     @classmethod
     async def from_settings(cls, settings: RunnerSettings) -> Executor:
@@ -63,6 +66,7 @@ class Executor:
             settings.resolved_cache_dir(),
             settings.output_limit_bytes,
             settings.max_file_mb,
+            settings.cache_max_mb * 1024 * 1024,
         )
 
 
@@ -94,31 +98,102 @@ def job_env(slot: Slot, request: JobRequest) -> dict[str, str]:
     return dict(slot.env) if request.device_kind != "cpu" else {"CUDA_VISIBLE_DEVICES": ""}
 
 
-def worker_argv(executor: Executor, job: JobDir, events_fd: int | None, wait_fd: int | None) -> list[str]:
+def judge_argv(
+    executor: Executor, job: JobDir, events_fd: int | None, channel_fd: int, wait_fd: int | None
+) -> list[str]:
     args = ["--request", str(job.in_dir / "request.json"), "--workdir", str(job.scratch / "work")]
-    args += ["--events-fd", str(events_fd), "--prebuilt-dir", str(job.in_dir / "prebuilt")]
+    args += ["--events-fd", str(events_fd), "--channel-fd", str(channel_fd)]
     if wait_fd is not None:
         args += ["--wait-fd", str(wait_fd)]
-    return python_command(executor.sandbox.policy.python, "runner.worker", args)
+    return python_command(executor.sandbox.policy.python, "runner.judge", args)
+
+
+def launcher_argv(executor: Executor, job: JobDir, channel_fd: int) -> list[str]:
+    args = ["--channel-fd", str(channel_fd), "--workdir", str(job.scratch / "work")]
+    args += ["--prebuilt-dir", str(job.in_dir / "prebuilt")]
+    return python_command(executor.sandbox.policy.python, "runner.launcher", args)
+
+
+@dataclass
+class JobProcesses:
+    """A job's two sandboxed processes and their private directories.
+
+    The judge (our code only) owns the request, the seed, the expected outputs and the verdict; the launcher
+    loads the submission. They talk over a socket pair made here, and each sees only its own directory.
+    """
+
+    judge: SandboxedProcess
+    launcher: SandboxedProcess
+    judge_job: JobDir
+    launcher_job: JobDir
+
+    @property
+    def alive(self) -> bool:
+        return self.judge.alive and self.launcher.alive
+
+    async def stop(self) -> None:
+        await self.launcher.stop()
+        await self.judge.stop()
+
+
+async def start_processes(
+    executor: Executor, slot_env: dict[str, str], judge_job: JobDir, launcher_job: JobDir, wait_fd: int | None = None
+) -> JobProcesses:
+    """Start the launcher and the judge of one job, joined by a fresh socket pair."""
+    judge_end, launcher_end = socket.socketpair()
+    try:
+        launcher = await SandboxedProcess.start(
+            executor.sandbox,
+            launcher_job,
+            lambda _fd: launcher_argv(executor, launcher_job, launcher_end.fileno()),
+            slot_env=slot_env,
+            with_pipe=False,
+            output_limit=executor.output_limit,
+            extra_fds=(launcher_end.fileno(),),
+        )
+        extra = (judge_end.fileno(),) if wait_fd is None else (judge_end.fileno(), wait_fd)
+        try:
+            judge = await SandboxedProcess.start(
+                executor.sandbox,
+                judge_job,
+                lambda fd: judge_argv(executor, judge_job, fd, judge_end.fileno(), wait_fd),
+                slot_env=slot_env,
+                with_pipe=True,
+                output_limit=executor.output_limit,
+                extra_fds=extra,
+            )
+        except BaseException:
+            await launcher.stop()
+            raise
+    finally:
+        judge_end.close()
+        launcher_end.close()
+    return JobProcesses(judge, launcher, judge_job, launcher_job)
+
+
+async def create_job_dirs(executor: Executor, slot: Slot) -> tuple[JobDir, JobDir]:
+    uid = executor.sandbox.uid_for(slot.index)
+    judge_job = await asyncio.to_thread(JobDir.create, executor.jobs_dir, job_name(), uid)
+    launcher_job = await asyncio.to_thread(JobDir.create, executor.jobs_dir, job_name(), uid)
+    return judge_job, launcher_job
 
 
 @dataclass
 class WarmWorker:
-    """A worker started before its job arrives, so that starting Python, importing torch and creating the CUDA
-    context are off the job's clock. It is as fresh as any worker: it has run no submission, and it runs one."""
+    """A job's processes started before the job arrives, so that starting Python, importing torch and creating
+    the CUDA contexts are off the job's clock. They are as fresh as any: they have run no submission."""
 
-    job: JobDir
-    process: SandboxedProcess
+    processes: JobProcesses
     go_fd: int
     slot_index: int
     gpu_visible: bool
 
     def fits(self, slot: Slot, request: JobRequest) -> bool:
         cpu_only = request.device_kind == "cpu" and slot.is_gpu
-        return self.slot_index == slot.index and self.process.alive and not cpu_only
+        return self.slot_index == slot.index and self.processes.alive and not cpu_only
 
     def go(self) -> None:
-        """Tell the worker to read its request (written to in/request.json by now)."""
+        """Tell the judge to read its request (written to its in/request.json by now)."""
         try:
             os.write(self.go_fd, b"go\n")
         except OSError:
@@ -128,35 +203,29 @@ class WarmWorker:
             self.go_fd = -1
 
     async def close(self) -> None:
-        """Stop the process (used or not) and release the channel; the job directory stays."""
+        """Stop the processes (used or not) and release the channel; the job directories stay."""
         if self.go_fd >= 0:
             os.close(self.go_fd)
             self.go_fd = -1
-        await self.process.stop()
+        await self.processes.stop()
 
     async def discard(self) -> None:
         await self.close()
-        await asyncio.to_thread(self.job.remove)
+        for job in (self.processes.judge_job, self.processes.launcher_job):
+            await asyncio.to_thread(job.remove)
 
 
 async def start_warm_worker(executor: Executor, slot: Slot) -> WarmWorker:
-    """Start a worker for `slot` that waits for its job. Cheap to call: it only spawns the process."""
-    job = await asyncio.to_thread(JobDir.create, executor.jobs_dir, job_name(), executor.sandbox.uid_for(slot.index))
+    """Start a job's processes for `slot`, waiting for their job. Cheap to call: it only spawns them."""
+    judge_job, launcher_job = await create_job_dirs(executor, slot)
     read_fd, write_fd = os.pipe()
     try:
-        process = await SandboxedProcess.start(
-            executor.sandbox,
-            job,
-            lambda fd: worker_argv(executor, job, fd, read_fd),
-            slot_env=dict(slot.env),
-            with_pipe=True,
-            output_limit=executor.output_limit,
-            extra_fds=(read_fd,),
-        )
+        processes = await start_processes(executor, dict(slot.env), judge_job, launcher_job, read_fd)
     except BaseException:
         os.close(write_fd)
-        await asyncio.to_thread(job.remove)
+        for job in (judge_job, launcher_job):
+            await asyncio.to_thread(job.remove)
         raise
     finally:
         os.close(read_fd)
-    return WarmWorker(job, process, write_fd, slot.index, slot.is_gpu)
+    return WarmWorker(processes, write_fd, slot.index, slot.is_gpu)

@@ -1,14 +1,16 @@
-"""Runs one job on this host: compile in the sandbox, then evaluate in a fresh sandboxed worker.
+"""Runs one job on this host: compile in the sandbox, then judge it with two fresh sandboxed processes.
 
-The caller (the CLI, or the daemon's job table) never imports torch or the submission: a crash, a hang or a
-flood of output in the worker becomes an error result here, and the caller keeps going. Deadlines per phase
-(compile, tests, benchmark) and per job are kept here, from the worker's events, and enforced by killing the
-worker's whole process group.
+The judge (runner.judge) owns the inputs, the expected outputs, the verdict and the statistics; the launcher
+(runner.launcher) loads the submission and runs the calls the judge asks for. The caller (the CLI, or the
+daemon's job table) never imports torch or the submission: a crash, a hang or a flood of output in the
+launcher becomes an error result here, and the caller keeps going. Deadlines per phase (compile, tests,
+benchmark) and per job are kept here, from the judge's events, and enforced by killing both process groups.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import platform
 import shutil
@@ -39,13 +41,15 @@ from runner.executor import (
     Deadlines,
     Executor,
     WarmWorker,
+    create_job_dirs,
     default_executor,
     job_env,
-    job_name,
-    worker_argv,
+    start_processes,
 )
 from runner.process import SandboxedProcess, describe_exit
 from runner.sandbox import JobDir, python_command
+
+log = logging.getLogger(__name__)
 
 EventCallback = Callable[[JobEvent], Awaitable[None] | None]
 
@@ -119,7 +123,8 @@ class _JobRun:
     on_event: EventCallback | None
     executor: Executor
     slot: Slot
-    job: JobDir
+    job: JobDir  # the launcher's: nvcc's output and the library it loads
+    judge_job: JobDir  # the judge's: the request, seed included
     started: float = field(default_factory=time.monotonic)
     seq: int = 0
     phases: dict[str, float] = field(default_factory=dict)
@@ -182,7 +187,9 @@ class _JobRun:
             if failed is not None:
                 return failed
             built = self.job.out_dir / SOLUTION_SO
-            cached = await asyncio.to_thread(store_library, cache, key, built) if cache is not None else built
+            if cache is not None:
+                await asyncio.to_thread(store_library, cache, key, built, max_bytes=self.executor.cache_max_bytes)
+            cached = built  # the same bytes; the cache copy may already be evicted by a concurrent store
         prebuilt = self.job.in_dir / "prebuilt"
         await asyncio.to_thread(_install_prebuilt, cached, prebuilt / f"{key}.so")
         self.prebuilt = True
@@ -217,35 +224,42 @@ class _JobRun:
         return None
 
     async def evaluate(self) -> SubmissionResult:
-        request_file = self.job.in_dir / "request.json"
+        request_file = self.judge_job.in_dir / "request.json"
         await asyncio.to_thread(request_file.write_text, self.request.model_dump_json(), encoding="utf-8")
         deadlines = self.executor.deadlines
         clock = _PhaseClock(deadlines, self.request.mode, self.started + deadlines.job_s)
         spawned = time.monotonic()
         if self.warm is not None:
-            proc = self.warm.process
-            self.warm.go()  # the worker has imported torch and created its CUDA context already
+            processes = self.warm.processes
+            self.warm.go()  # the judge and the launcher have imported torch and made their CUDA contexts already
         else:
-            proc = await SandboxedProcess.start(
-                self.executor.sandbox,
-                self.job,
-                lambda fd: worker_argv(self.executor, self.job, fd, None),
-                slot_env=job_env(self.slot, self.request),
-                with_pipe=True,
-                output_limit=self.executor.output_limit,
-            )
-        async with proc:
-            result, problem = await self._pump(proc, clock, spawned)
+            env = job_env(self.slot, self.request)
+            processes = await start_processes(self.executor, env, self.judge_job, self.job)
+        async with processes.launcher, processes.judge:
+            result, problem = await self._pump(processes.judge, clock, spawned)
+            if result is not None and result.error is not None and result.error.code == "crashed":
+                return await self._launcher_failure(processes.launcher, clock)
             if result is not None:
                 return result
-            if problem is None:  # the pipe ended without a result: the worker died, or closed it and lingers
-                returncode = await proc.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
-                if returncode is not None:
-                    code, message = describe_exit(returncode, self.executor.max_file_mb)
-                    return self.fail(code, message, await proc.output())
-                problem = ("crashed", "The worker closed its result pipe without a result and was stopped.")
-            await proc.stop()
-            return self.fail(problem[0], problem[1], await proc.output())
+            if problem is None:  # the judge's pipe ended without a result
+                returncode = await processes.judge.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
+                log.error("job %s: the judge ended without a result (exit %s): %s", self.request.submission_id,
+                          returncode, await processes.judge.output())
+                if not processes.launcher.alive:
+                    return await self._launcher_failure(processes.launcher, clock)
+                return self.fail("internal", "The runner failed while judging this submission; it has been logged.")
+            await processes.stop()
+            return self.fail(problem[0], problem[1], await processes.launcher.output())
+
+    async def _launcher_failure(self, launcher: SandboxedProcess, clock: _PhaseClock) -> SubmissionResult:
+        """The launcher died or hung up: say why from its exit status and its output."""
+        returncode = await launcher.wait(min(max(clock.remaining(), 0.1), PIPE_CLOSED_GRACE_S))
+        if returncode is None:
+            await launcher.stop()
+            return self.fail("crashed", "The solution's process stopped answering and was stopped.",
+                             await launcher.output())
+        code, message = describe_exit(returncode, self.executor.max_file_mb)
+        return self.fail(code, message, await launcher.output())
 
     async def _pump(
         self, proc: SandboxedProcess, clock: _PhaseClock, spawned: float
@@ -302,19 +316,18 @@ async def run_job(
         await warm.discard()
         warm = None
     if warm is not None:
-        job = warm.job
+        judge_job, job = warm.processes.judge_job, warm.processes.launcher_job
     else:
-        job = await asyncio.to_thread(
-            JobDir.create, executor.jobs_dir, job_name(), executor.sandbox.uid_for(slot.index)
-        )
-    run = _JobRun(request, on_event, executor, slot, job, warm=warm)
+        judge_job, job = await create_job_dirs(executor, slot)
+    run = _JobRun(request, on_event, executor, slot, job, judge_job, warm=warm)
     try:
         result = await run.run()
     finally:
         if warm is not None:
             await warm.close()
         await executor.sandbox.reap(job.uid)
-        await asyncio.to_thread(job.remove)
+        for directory in (job, judge_job):
+            await asyncio.to_thread(directory.remove)
     return await run.finish(result)
 
 

@@ -71,6 +71,9 @@ class RunnerSettings(BaseSettings):
     retention_s: float = Field(3600.0, gt=0, description="how long a finished job stays readable")
     state_dir: Path = Field(default_factory=lambda: Path(tempfile.gettempdir()) / "arena-runner")
     cache_dir: Path | None = Field(None, description="compiled-kernel cache; default: <state_dir>/nvcc-cache")
+    cache_max_mb: int = Field(
+        2048, ge=0, description="bound of the compiled-kernel cache; least recently used entries go first; 0: off"
+    )
     python: str = Field(default_factory=lambda: sys.executable, description="interpreter for workers")
     warm_workers: bool = Field(False, description="an idle slot starts its next job's worker ahead")
 

@@ -7,14 +7,16 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from runner.api import CaseTiming, MeasureConfig
 from runner.errors import ImplausibleTimeError
 from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
 
 BoundCall = Callable[[], object]
-# A timer runs one call and returns its runtime in seconds, or None when the sample must be discarded.
-SampleTimer = Callable[[BoundCall], float | None]
+# A timer runs one call and returns its runtime in seconds, or None when the sample must be discarded. What a
+# "call" is belongs to the timer: a bound function in process, an input-set index for the judge's timer.
+SampleTimer = Callable[[Any], float | None]
 
 
 def make_criterion(config: MeasureConfig) -> StoppingCriterion:
@@ -31,7 +33,7 @@ class Measurement:
     change between samples. `run()` reads as its phases.
     """
 
-    calls: Sequence[BoundCall]
+    calls: Sequence[Any]
     timer: SampleTimer
     config: MeasureConfig
     flops: int
@@ -51,6 +53,9 @@ class Measurement:
             calibrate(self.calls[0])
         for call in self.calls:
             self.timer(call)
+        start_trials = getattr(self.timer, "start_trials", None)
+        if start_trials is not None:
+            start_trials()
 
     def run_trials(self) -> StoppingCriterion:
         criterion = make_criterion(self.config)
@@ -110,7 +115,7 @@ class Measurement:
 
 
 def measure_case(
-    calls: Sequence[BoundCall],
+    calls: Sequence[Any],
     timer: SampleTimer,
     config: MeasureConfig,
     *,

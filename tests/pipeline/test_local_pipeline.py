@@ -151,18 +151,19 @@ async def test_cuda_on_a_machine_without_gpu_compiles_then_says_so():
     assert "no GPU" in result.error.message
 
 
-async def test_a_solution_that_freezes_the_clock_is_rejected_not_ranked():
+async def test_a_solution_that_freezes_the_clock_is_timed_at_its_true_cost():
+    # The launcher's harness binds its clock before the submission is imported, so the patch misses it.
     source = (
         "import time\n"
         "import torch\n\n"
+        "time.perf_counter = lambda: 0.0\n"
         "time.perf_counter_ns = lambda: 0\n\n"
         "def solution(a, b, c, n):\n"
         "    torch.add(a, b, out=c)\n"
     )
     result, _ = await run("vector_add", "frozen_clock.py", source)
-    assert result.status == "error"
-    assert result.error.code == "implausible_time"
-    assert result.geomean_gflops is None
+    assert result.status == "passed", result.error
+    assert all(t.runtime_median_us > 0.5 for t in result.timings)
 
 
 async def test_ranked_runs_ignore_a_requested_seed_and_draw_fresh_inputs():

@@ -1,7 +1,10 @@
-"""Worker entry point: evaluates one job and writes NDJSON events to a dedicated pipe.
+"""The judge process: evaluates one job against a launcher and writes NDJSON events to a dedicated pipe.
 
-Run as `python -m runner.worker --request FILE --workdir DIR --events-fd N`. Results travel only on the
-events pipe, never on stdout, so nothing a submission prints can forge them.
+Run as `python -m runner.judge --request FILE --workdir DIR --events-fd N --channel-fd M`. The judge runs
+only the runner's code and the problem's: it generates inputs from the job's secret seed, keeps the expected
+outputs, verifies and computes the statistics (runner.evaluate). The submission runs in the launcher at the
+other end of the channel (runner.launcher), in its own sandbox, and never sees the request file.
+Results travel only on the events pipe, never on stdout, so nothing printed can forge them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from runner.api import JobEvent, JobRequest
 
 def _wait_for_job(fd: int) -> bool:
     """Do the slow start-up now (torch, the problems, the CUDA context), then block until the runner sends
-    `go`: the request file is in place by then. False when the runner dropped this worker instead."""
+    `go`: the request file is in place by then. False when the runner dropped this judge instead."""
     import torch
 
     import runner.evaluate  # noqa: F401
@@ -31,11 +34,11 @@ def _wait_for_job(fd: int) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="runner.worker")
+    parser = argparse.ArgumentParser(prog="runner.judge")
     parser.add_argument("--request", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--events-fd", type=int, required=True)
-    parser.add_argument("--prebuilt-dir", type=Path, help="compiled libraries from the runner's own nvcc step")
+    parser.add_argument("--channel-fd", type=int, required=True, help="the judge's end of the launcher channel")
     parser.add_argument("--wait-fd", type=int, help="started ahead: prepare, then wait for `go` on this fd")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
@@ -43,21 +46,22 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     request = JobRequest.model_validate_json(args.request.read_text(encoding="utf-8"))
-    # Processes the submission starts must not hold the pipe open: its end-of-file tells the runner we are gone.
-    os.set_inheritable(args.events_fd, False)
     pipe = os.fdopen(args.events_fd, "w", buffering=1, encoding="utf-8")
 
     def send(event: JobEvent) -> None:
         pipe.write(event.model_dump_json() + "\n")
         pipe.flush()
 
-    from runner.compile import use_prebuilt
+    from runner.channel import Channel
     from runner.evaluate import evaluate
+    from runner.launcher_link import LauncherLink
 
-    use_prebuilt(args.prebuilt_dir)
-
-    evaluate(request, args.workdir, send)
-    pipe.close()
+    link = LauncherLink(Channel.from_fd(args.channel_fd))
+    try:
+        evaluate(request, args.workdir, send, link)
+    finally:
+        link.close()
+        pipe.close()
     return 0
 
 

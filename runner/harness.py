@@ -1,0 +1,132 @@
+"""The launcher's side of one sample: run a call the way the judge asked and report raw readings.
+
+Everything here runs in the untrusted process, next to the submission, so nothing here decides anything: it
+returns raw event times, host times and thread counts, and the judge checks them (runner/measure/judged.py).
+What it can do is make tampering from Python harder: every function it relies on is bound when the harness
+is built, before the submission is imported, so replacing `torch.cuda.Event.elapsed_time`,
+`torch.cuda.synchronize`, `torch.Tensor.copy_` or `time.perf_counter` afterwards does not reach it.
+
+GPU sample (`arena` protocol), all on the legacy default stream, where CUDA submissions launch:
+
+    read 4x L2 -> A -> spin -> START -> [known spin] -> solution(...) -> STOP -> copy outputs to snapshots -> sync
+
+The copies right after STOP are the on-stream snapshot: the judge compares them with the outputs after the
+synchronise, so work that finishes after STOP (a side stream, a host thread) shows up as a difference.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from runner.measure.gpu import FLUSH_L2_MULTIPLE, MIN_FLUSH_BYTES
+
+if TYPE_CHECKING:
+    import torch
+
+BoundCall = Callable[[], object]
+
+
+class BadReturnError(TypeError):
+    """A Python solution returned something other than None or a plain tensor."""
+
+
+def thread_count(listdir: Callable[[str], list[str]] = os.listdir) -> int:
+    return len(listdir("/proc/self/task"))
+
+
+@dataclass
+class CallSet:
+    """One input set as the launcher sees it: the bound call, its outputs and the snapshot buffers."""
+
+    call: BoundCall
+    outputs: Sequence[torch.Tensor]
+    snapshots: Sequence[torch.Tensor]
+
+
+class Harness:
+    """Runs one call per request and reports what it measured."""
+
+    def __init__(self, device: str) -> None:
+        import torch
+
+        self.device = device
+        self._perf = time.perf_counter
+        self._listdir = os.listdir
+        self._tensor_type = torch.Tensor
+        self._copy = torch._C.TensorBase.copy_
+        if device != "cuda":
+            return
+        self._sync = torch._C._cuda_synchronize
+        self._sleep = torch._C._cuda_sleep
+        self._record = torch._C._CudaEventBase.record
+        self._elapsed = torch._C._CudaEventBase.elapsed_time
+        self._stream = torch.cuda.default_stream()
+        self._a, self._start, self._stop = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        flush_bytes = max(FLUSH_L2_MULTIPLE * int(props.L2_cache_size), MIN_FLUSH_BYTES)
+        self._flush = torch.ones(flush_bytes // 4, dtype=torch.float32, device="cuda")
+        self._flush_out = torch.empty((), dtype=torch.float32, device="cuda")
+        self._sum = torch._C._VariableFunctions.sum
+
+    def checked(self, call: BoundCall) -> None:
+        """Run the call; a Python solution may return None or exactly a tensor, whose value is never used."""
+        result = call()
+        if result is not None and type(result) is not self._tensor_type:
+            raise BadReturnError(
+                f"solution returned a {type(result).__name__}; write into the output tensors and return None"
+            )
+
+    def call(self, target: CallSet) -> dict[str, Any]:
+        """An untimed call (the test phase), synchronised."""
+        before = thread_count(self._listdir)
+        self.checked(target.call)
+        if self.device == "cuda":
+            self._sync()
+        return {"threads": [before, thread_count(self._listdir)]}
+
+    def time_gpu(self, target: CallSet | None, spin_cycles: int, known_cycles: int, protocol: str) -> dict[str, Any]:
+        """One GPU sample. `target` None times the empty kernel (`known_cycles` 0) or the known spin alone."""
+        record, a, start, stop, stream = self._record, self._a, self._start, self._stop, self._stream
+        before = thread_count(self._listdir)
+        if protocol == "seed":
+            self._sync()
+        host_start = self._perf()
+        if protocol == "arena":
+            self._sum(self._flush, dim=0, out=self._flush_out)
+            record(a, stream)
+            self._sleep(spin_cycles)
+        record(start, stream)
+        if known_cycles or target is None:
+            self._sleep(known_cycles)
+        if target is not None:
+            self.checked(target.call)
+        record(stop, stream)
+        if target is not None:
+            for output, snapshot in zip(target.outputs, target.snapshots, strict=True):
+                self._copy(snapshot, output)
+        host_span = self._perf() - host_start
+        self._sync()
+        covered = self._elapsed(a, start) / 1e3 if protocol == "arena" else None
+        return {
+            "elapsed_s": self._elapsed(start, stop) / 1e3,
+            "covered_s": covered,
+            "host_span_s": host_span,
+            "threads": [before, thread_count(self._listdir)],
+        }
+
+    def time_cpu(self, target: CallSet | None) -> dict[str, Any]:
+        """One CPU sample from a monotonic clock; `target` None times an empty call."""
+        before = thread_count(self._listdir)
+        start = self._perf()
+        if target is not None:
+            self.checked(target.call)
+        elapsed = self._perf() - start
+        if target is not None:
+            for output, snapshot in zip(target.outputs, target.snapshots, strict=True):
+                self._copy(snapshot, output)
+        return {"elapsed_s": elapsed, "covered_s": None, "host_span_s": elapsed,
+                "threads": [before, thread_count(self._listdir)]}

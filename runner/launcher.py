@@ -1,0 +1,161 @@
+"""The launcher: the one process that loads and runs a submission. Untrusted by design.
+
+Run as `python -m runner.launcher --channel-fd N --workdir DIR --prebuilt-dir DIR` inside the job's sandbox.
+It never sees the seed, the expected outputs or a verdict: the judge (runner/judge.py) sends it the
+submission, shares input and output buffers it allocated (runner/shared_buffers.py), and asks for calls one
+at a time. Each answer is raw: event times, host times, thread counts, or an error the call raised.
+
+Requests (`op`): load, share, call, time, warmup, exit. Replies: `{"ok": true, ...}` or
+`{"ok": false, "error": {"code", "message", "log"}}`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from runner.channel import Channel, ChannelClosedError
+
+
+class Launcher:
+    """Serves the judge's requests until `exit` or the end of the channel."""
+
+    def __init__(self, channel: Channel, workdir: Path, device: str) -> None:
+        from runner.harness import Harness
+
+        self.channel = channel
+        self.workdir = workdir
+        self.device = device
+        # Built before the submission is imported: see runner.harness.
+        self.harness = Harness(device)
+        self._send = channel.send
+        self._receive = channel.receive
+        self.solution: Any = None
+        self.language = "python"
+        self.problem: Any = None
+        self.dtype = "float32"
+        self.arena: Any = None
+        self.sets: list[Any] = []
+
+    def serve(self) -> None:
+        handlers = {
+            "load": self.load,
+            "share": self.share,
+            "call": self.call,
+            "time": self.time,
+            "warmup": self.warmup,
+        }
+        while True:
+            try:
+                message, fds = self._receive()
+            except ChannelClosedError:
+                return
+            op = message.get("op")
+            if op == "exit":
+                return
+            handler = handlers.get(str(op))
+            if handler is None:
+                self._send({"ok": False, "error": {"code": "internal", "message": f"unknown request {op!r}"}})
+                continue
+            try:
+                reply = handler(message, fds)
+            except Exception as exc:
+                reply = {"ok": False, "error": self._describe(exc)}
+            self._send(reply)
+
+    def _describe(self, exc: Exception) -> dict[str, Any]:
+        from runner.errors import SubmissionError
+
+        if isinstance(exc, SubmissionError):
+            return exc.info().model_dump()
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        log = traceback.format_exc() if self.language != "cuda" else None
+        return {"code": "runtime_error", "message": first, "log": log}
+
+    def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        from runner.api import JobRequest
+        from runner.evaluate import load_solution, resolve_problem
+
+        request = JobRequest.model_validate(message["request"])
+        self.language = request.language
+        self.problem = resolve_problem(request)
+        self.dtype = request.dtype
+        self.solution = load_solution(request, self.problem, self.workdir, "gpu" if self.device == "cuda" else "cpu")
+        return {"ok": True}
+
+    def share(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+        import torch
+
+        from runner.harness import CallSet
+        from runner.shared_buffers import SharedArena
+
+        if len(fds) != 1:
+            raise ValueError("a share request must carry one descriptor")
+        self.sets = []
+        if self.arena is not None:
+            self.arena.close()
+        self.arena = SharedArena.open(fds[0], int(message["size"]), self.device)
+
+        def views(specs: list[list[Any]]) -> list[torch.Tensor]:
+            return [self.arena.view(offset, shape, getattr(torch, dtype)) for offset, shape, dtype in specs]
+
+        for spec in message["sets"]:
+            inputs, outputs, snapshots = views(spec["inputs"]), views(spec["outputs"]), views(spec["snapshots"])
+            call = self.solution.bind(inputs, outputs, message["extras"])
+            self.sets.append(CallSet(call, outputs, snapshots))
+        if self.device == "cuda" and message.get("reset_l2"):
+            from runner.measure.gpu import reset_persisting_l2
+
+            reset_persisting_l2()
+        return {"ok": True}
+
+    def call(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        return {"ok": True, **self.harness.call(self.sets[int(message["set"])])}
+
+    def time(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        kind = message["kind"]
+        target = self.sets[int(message["set"])] if kind == "solution" else None
+        if self.device != "cuda":
+            return {"ok": True, **self.harness.time_cpu(target)}
+        protocol = str(message.get("protocol", "arena"))
+        reading = self.harness.time_gpu(target, int(message["spin_cycles"]), int(message["known_cycles"]), protocol)
+        return {"ok": True, **reading}
+
+    def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        from runner.measure.timers import seed_warmup
+
+        if self.device == "cuda":
+            seed_warmup()
+        return {"ok": True}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="runner.launcher")
+    parser.add_argument("--channel-fd", type=int, required=True)
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--prebuilt-dir", type=Path, help="compiled libraries from the runner's own nvcc step")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+
+    # The slow start-up (torch, the CUDA context) happens before the first request, so a launcher started
+    # ahead of its job has done it by the time the job comes.
+    import torch
+
+    import runner.evaluate  # noqa: F401
+    from runner.compile import use_prebuilt
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda":
+        torch.empty(1, device="cuda")
+    use_prebuilt(args.prebuilt_dir)
+    channel = Channel.from_fd(args.channel_fd)
+    Launcher(channel, args.workdir, device).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

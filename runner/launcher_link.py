@@ -1,0 +1,124 @@
+"""The judge's handle on the launcher: typed requests over the channel, replies checked, round trips timed.
+
+A reply is untrusted input like any other: a field of the wrong type is a protocol error, an error reply
+becomes the SubmissionError it names, and the end of the channel means the launcher died.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from runner.api import ErrorInfo, JobRequest
+from runner.channel import Channel, ChannelClosedError, ChannelProtocolError
+from runner.errors import LauncherLostError, SolutionRuntimeError, SubmissionError
+
+# The daemon's phase deadlines stop a launcher that hangs; this bound only keeps the judge from waiting on a
+# launcher that has stopped answering altogether.
+REPLY_TIMEOUT_S = 3600.0
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One timed sample as the launcher reported it, and the judge's own round trip around it."""
+
+    elapsed_s: float
+    covered_s: float | None
+    host_span_s: float
+    threads_before: int
+    threads_after: int
+    round_trip_s: float
+
+
+class LauncherLink:
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    def request(self, message: dict[str, Any], fds: tuple[int, ...] = ()) -> dict[str, Any]:
+        try:
+            self.channel.send(message, fds)
+            reply, extra_fds = self.channel.receive(REPLY_TIMEOUT_S)
+        except (ChannelClosedError, ChannelProtocolError, TimeoutError) as exc:
+            raise LauncherLostError(
+                "The process running your solution ended or stopped answering during a call."
+            ) from exc
+        for fd in extra_fds:  # nothing should come back this way
+            os.close(fd)
+        if reply.get("ok") is True:
+            return reply
+        error = reply.get("error")
+        try:
+            info = ErrorInfo.model_validate(error)
+        except Exception:
+            raise SolutionRuntimeError("The solution's process sent an unreadable reply.") from None
+        raise _error_for(info)
+
+    def load(self, request: JobRequest) -> None:
+        """Hand over the submission without the secrets: no seed, no mode, default measuring."""
+        public = request.model_copy(update={"seed": None, "mode": "benchmark", "measure": type(request.measure)()})
+        self.request({"op": "load", "request": public.model_dump(mode="json")})
+
+    def share(self, message: dict[str, Any], fd: int, *, reset_l2: bool) -> None:
+        self.request({"op": "share", **message, "reset_l2": reset_l2}, (fd,))
+
+    def call(self, set_index: int) -> tuple[int, int]:
+        reply = self.request({"op": "call", "set": set_index})
+        threads = reply.get("threads")
+        return _threads(threads)
+
+    def time(self, set_index: int, kind: str, spin_cycles: int, known_cycles: int, protocol: str) -> Reading:
+        message = {
+            "op": "time",
+            "set": set_index,
+            "kind": kind,
+            "spin_cycles": spin_cycles,
+            "known_cycles": known_cycles,
+            "protocol": protocol,
+        }
+        start = time.perf_counter()
+        reply = self.request(message)
+        round_trip = time.perf_counter() - start
+        before, after = _threads(reply.get("threads"))
+        return Reading(
+            elapsed_s=_number(reply.get("elapsed_s")),
+            covered_s=None if reply.get("covered_s") is None else _number(reply.get("covered_s")),
+            host_span_s=_number(reply.get("host_span_s")),
+            threads_before=before,
+            threads_after=after,
+            round_trip_s=round_trip,
+        )
+
+    def warmup(self) -> None:
+        self.request({"op": "warmup"})
+
+    def close(self) -> None:
+        try:
+            self.channel.send({"op": "exit"})
+        except (ChannelClosedError, OSError):
+            pass
+        self.channel.close()
+
+
+def _number(value: Any) -> float:
+    """A float from the launcher. NaN and infinities pass through: the measurement rejects them by name."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SolutionRuntimeError("The solution's process reported a time that is not a number.")
+    return float(value)
+
+
+def _threads(value: Any) -> tuple[int, int]:
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
+        raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
+    return value[0], value[1]
+
+
+def _error_for(info: ErrorInfo) -> SubmissionError:
+    from runner import errors
+
+    for cls in vars(errors).values():
+        leaf = isinstance(cls, type) and issubclass(cls, SubmissionError) and cls is not SubmissionError
+        if leaf and cls.code == info.code:
+            return cls(info.message, log=info.log)
+    return SolutionRuntimeError(info.message, log=info.log)
