@@ -216,10 +216,7 @@ class SharedArena:
             drv.lib.cuMemAddressFree(ctypes.c_uint64(ptr), ctypes.c_size_t(self.size))
             drv.lib.cuMemRelease(handle)
             self._unmap = None
-        for kept in self._keep:
-            if isinstance(kept, mmap.mmap):
-                with contextlib.suppress(BufferError):  # a view still alive: the mapping goes with it
-                    kept.close()
+        # A CPU mapping is not closed here: views hold the mmap object, and it unmaps when the last one goes.
         self._keep.clear()
         with contextlib.suppress(OSError):
             os.close(self.fd)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the GPU side of the project on a machine with a CUDA GPU: installs carried wheels (if any), runs the
 # `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
-# asyncpg, which GPU machines lack), the examples through the CLI, and whatever benchmarks are named in GPU_BENCH.
+# asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there), the examples
+# through the CLI, and whatever benchmarks are named in GPU_BENCH.
 # Logs go to $OUT (default: ./gpu-logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
@@ -21,7 +22,7 @@ export PYTHONUNBUFFERED=1
 
 arena() { python3 -m arena "$@"; }
 status=0
-python3 -m pytest -p no:cacheprovider -m "gpu or nvcc" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure} -q -rs 2>&1 | tee "$OUT/gpu-tests.txt"
+python3 -m pytest -p no:cacheprovider -m "${GPU_MARK:-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 {
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store

@@ -43,7 +43,7 @@ async def test_correct_gpu_example_passes_with_positive_gflops_on_every_case(slu
     assert "CPU" not in result.device
     assert len(result.timings) == len(result.tests) >= 3
     for timing in result.timings:
-        assert timing.method == "seed"
+        assert timing.method == "arena"
         assert timing.gflops > 0 and timing.samples >= 5
         # No kernel here can beat the H100's dense peak; a number above it means the timing is broken.
         assert timing.gflops < 1.0e6
