@@ -34,9 +34,6 @@ from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
 
-# A slot idle this long starts the next job's worker ahead (with RUNNER_WARM_WORKERS). Jobs that follow each
-# other closely gain nothing from it: the worker would still be starting when they arrive.
-WARM_AFTER_IDLE_S = 1.0
 
 
 class QueueFullError(Exception):
@@ -243,31 +240,28 @@ class JobManager:
         self.queue.append(item)
         self._ready.set()
 
-    async def _next(self, timeout: float | None = None) -> Job | _Validation | None:
-        """The oldest waiting item; None if none came within `timeout`."""
-        try:
-            async with asyncio.timeout(timeout):
-                while not self.queue:
-                    self._ready.clear()
-                    await self._ready.wait()
-        except TimeoutError:
-            return None
+    async def _next(self) -> Job | _Validation:
+        """The oldest waiting item, once there is one."""
+        while not self.queue:
+            self._ready.clear()
+            await self._ready.wait()
         return self.queue.popleft()
 
     async def _slot_loop(self, slot: Slot) -> None:
-        """Run the queue's items on one slot, one at a time. A slot left idle for WARM_AFTER_IDLE_S starts the
-        next job's worker ahead; a job that follows straight on starts its own, as it would without that
-        option. A worker is never started ahead while a job runs, so a timed job has the GPU to itself."""
+        """Run the queue's items on one slot, one at a time. With RUNNER_WARM_WORKERS the next job's processes
+        are always started ahead: when the slot starts, and as each job begins. They import torch and wait;
+        they create no CUDA context until their job comes, so a timed job still has the GPU to itself."""
         while True:
-            item = await self._next(WARM_AFTER_IDLE_S if self.settings.warm_workers else None)
-            if item is None:
+            if self.settings.warm_workers:
                 await self._start_warm(slot)
-                item = await self._next()
-                assert item is not None
+            item = await self._next()
             self.busy += 1
             try:
                 if isinstance(item, Job):
-                    await self._execute(item, slot, self._warm.pop(slot.index, None))
+                    warm = self._warm.pop(slot.index, None)
+                    if self.settings.warm_workers:
+                        await self._start_warm(slot)
+                    await self._execute(item, slot, warm)
                 else:
                     await self._execute_validation(item, slot)
             finally:

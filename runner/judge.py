@@ -19,16 +19,15 @@ from runner.api import JobEvent, JobRequest
 
 
 def _wait_for_job(fd: int) -> bool:
-    """Do the slow start-up now (torch, the problems, the CUDA context), then block until the runner sends
-    `go`: the request file is in place by then. False when the runner dropped this judge instead."""
-    import torch
+    """Do the slow start-up now (torch, the problems), then block until the runner sends `go`: the request
+    file is in place by then. False when the runner dropped this judge instead. No CUDA context is made
+    before `go`: a judge started ahead may wait while another job is being timed on the same GPU."""
+    import torch  # noqa: F401
 
     import runner.evaluate  # noqa: F401
     from problems.registry import builtin_problems
 
     builtin_problems()
-    if torch.cuda.is_available():
-        torch.empty(1, device="cuda")  # creates the context
     with os.fdopen(fd, "rb") as channel:
         return channel.readline().strip() == b"go"
 

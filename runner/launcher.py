@@ -25,13 +25,10 @@ class Launcher:
     """Serves the judge's requests until `exit` or the end of the channel."""
 
     def __init__(self, channel: Channel, workdir: Path, device: str) -> None:
-        from runner.harness import Harness
-
         self.channel = channel
         self.workdir = workdir
         self.device = device
-        # Built before the submission is imported: see runner.harness.
-        self.harness = Harness(device)
+        self.harness: Any = None
         self._send = channel.send
         self._receive = channel.receive
         self.solution: Any = None
@@ -79,7 +76,11 @@ class Launcher:
     def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.api import JobRequest
         from runner.evaluate import load_solution, resolve_problem
+        from runner.harness import Harness
 
+        # Built before the submission is imported (see runner.harness), and only now: the CUDA context of a
+        # launcher started ahead is made when its job comes, not while another job is being timed.
+        self.harness = Harness(self.device)
         request = JobRequest.model_validate(message["request"])
         self.language = request.language
         self.problem = resolve_problem(request)
@@ -141,16 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 
-    # The slow start-up (torch, the CUDA context) happens before the first request, so a launcher started
-    # ahead of its job has done it by the time the job comes.
+    # The slow imports happen before the first request, so a launcher started ahead has done them when its
+    # job comes. `is_available` asks the driver without making a context.
     import torch
 
-    import runner.evaluate  # noqa: F401
+    import runner.evaluate
+    import runner.harness  # noqa: F401
     from runner.compile import use_prebuilt
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda":
-        torch.empty(1, device="cuda")
     use_prebuilt(args.prebuilt_dir)
     channel = Channel.from_fd(args.channel_fd)
     Launcher(channel, args.workdir, device).serve()

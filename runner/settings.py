@@ -75,7 +75,7 @@ class RunnerSettings(BaseSettings):
         2048, ge=0, description="bound of the compiled-kernel cache; least recently used entries go first; 0: off"
     )
     python: str = Field(default_factory=lambda: sys.executable, description="interpreter for workers")
-    warm_workers: bool = Field(False, description="an idle slot starts its next job's worker ahead")
+    warm_workers: bool = Field(True, description="each slot starts its next job's processes ahead")
 
     compile_timeout_s: float = Field(120.0, gt=0, description="nvcc, and the worker's start and import")
     test_timeout_s: float = Field(120.0, gt=0)
