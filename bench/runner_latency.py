@@ -6,7 +6,7 @@
 It starts `arena runner serve` on a free port of 127.0.0.1 (a fresh state directory and secret), warms it
 with a few jobs, then posts `--jobs` submissions one after another and reports p50 and p95 of the wall
 time the client sees and of each phase the runner reports: queue, nvcc, startup (worker start, torch import,
-CUDA initialisation; done ahead with --warm, when the slot was idle), compile (loading the library or
+CUDA initialisation; the imports are done ahead with --warm), compile (loading the library or
 importing the module), test, benchmark, total.
 Each CUDA job gets a unique comment, so nvcc really runs every time (no compile-cache hit), as for a new
 submission; pass --cached to measure the cache hit instead.
@@ -106,8 +106,8 @@ async def _measure(args: argparse.Namespace, url: str, secret: bytes) -> Run:
         for index in range(args.warmup):
             await _one(client, _request(args, -1 - index))
         for index in range(args.jobs):
-            if args.warm:
-                await asyncio.sleep(args.gap)  # the idle slot starts the next worker meanwhile
+            if args.gap:
+                await asyncio.sleep(args.gap)
             sample = await _one(client, _request(args, index))
             run.samples.append(sample)
             print(f"  job {index + 1}/{args.jobs}: {sample.wall_s:.2f} s", file=sys.stderr, flush=True)
@@ -122,7 +122,7 @@ def _report(args: argparse.Namespace, run: Run) -> str:
         f"# runner latency, {label}: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         f"device: {device}; driver {h.driver}; torch {h.torch}; triton {h.triton}; nvcc {h.nvcc}",
         f"sandbox: {h.sandbox}; slots: {h.slots}; host cores: {os.cpu_count()}; "
-        f"worker started ahead: {f'yes (--warm, {args.gap:g} s between jobs)' if args.warm else 'no'}",
+        f"processes started ahead: {'yes (--warm)' if args.warm else 'no'}; {args.gap:g} s between jobs",
         f"job: {args.problem} {Path(args.example).name} mode={args.mode} "
         f"({'nvcc every job' if args.example.endswith('.cu') and not args.cached else 'cache/import'}); "
         f"{args.jobs} jobs after {args.warmup} warm-up, one at a time",
@@ -156,9 +156,9 @@ def main() -> int:
     parser.add_argument("--mode", choices=["test", "benchmark"], default="benchmark")
     parser.add_argument("--cached", action="store_true", help="same CUDA source every job: measure cache hits")
     parser.add_argument(
-        "--warm", action="store_true", help="RUNNER_WARM_WORKERS=1, and a pause before each job so that it is used"
+        "--warm", action="store_true", help="RUNNER_WARM_WORKERS=1: each job's processes are started ahead"
     )
-    parser.add_argument("--gap", type=float, default=8.0, help="seconds between jobs with --warm")
+    parser.add_argument("--gap", type=float, default=0.0, help="seconds of pause before each job")
     args = parser.parse_args()
     args.problem = args.problem or ("vector_add" if args.cpu else "matmul")
     default_example = "vector_add.py" if args.cpu else "matmul_naive.cu"

@@ -60,7 +60,9 @@ class MeasureConfig(_Model):
     min_time_s: float = Field(0.0, ge=0, description="arena: least summed measured time before stopping")
     max_seconds: float = Field(10.0, gt=0, description="wall-clock budget per case, warm-up excluded")
     warmup: bool = Field(True, description="the seed's warm-up: ten 5000x5000 matmuls before timing (GPU)")
-    input_sets: int = Field(4, ge=1, le=64, description="arena: input sets rotated between samples")
+    input_sets: int = Field(
+        8, ge=1, le=64, description="samples per batch, each on its own freshly drawn input set (memory permitting)"
+    )
 
 
 class JobRequest(_Model):
@@ -121,6 +123,9 @@ class CaseTiming(_Model):
     sm_clock_mhz: float | None = Field(None, description="SM clock while this case was timed (NVML)")
     temperature_c: float | None = None
     measured_seconds: float | None = Field(None, description="sum of kept sample runtimes")
+    wall_clock_us: float | None = Field(
+        None, description="the judge's own clock's estimate of one call, for the wall-clock check (median of batches)"
+    )
 
 
 class SubmissionResult(_Model):

@@ -268,7 +268,7 @@ def _run_test(ev: Evaluation, link: LauncherLink, case: TestCase, index: int, se
     )
 
 
-# Input sets rotated during timing share this much memory, so large cases keep at least one set.
+# The input sets of a case (one per sample of a batch) share this much memory; large cases keep at least one.
 INPUT_POOL_BYTES = 2 * 1024**3
 
 
@@ -286,7 +286,7 @@ def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None
 def _measure_config(ev: Evaluation) -> MeasureConfig:
     config = ev.request.measure
     if ev.device_kind == "cpu":
-        return config.model_copy(update={"method": "cpu", "input_sets": 1})
+        return config.model_copy(update={"method": "cpu"})
     if config.method == "cpu":
         return config.model_copy(update={"method": "arena"})
     if config.method == "seed":
@@ -318,7 +318,7 @@ def _run_benchmark(
         )
         with _failures_on(case["name"], timed=True):
             timing = measure_case(
-                list(range(n_sets)),
+                [None],
                 timer,
                 config,
                 flops=ev.problem.get_flops(case),
@@ -328,6 +328,8 @@ def _run_benchmark(
                 dims=list(case["dims"]),
             )
             timer.check()
+        wall = timer.wall_estimate_s()
+        timing = timing.model_copy(update={"wall_clock_us": None if wall is None else wall * 1e6})
     finally:
         buffers.close()
     _check_plausible(ev, case, timing)

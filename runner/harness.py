@@ -11,11 +11,18 @@ GPU sample (`arena` protocol), all on the legacy default stream, where CUDA subm
     read 4x L2 -> A -> spin -> START -> [known spin] -> solution(...) -> STOP -> copy outputs to snapshots -> sync
 
 The copies right after STOP are the on-stream snapshot: the judge compares them with the outputs after the
-synchronise, so work that finishes after STOP (a side stream, a host thread) shows up as a difference.
+synchronise, so work that finishes after STOP (a side stream, a host thread) shows up as a difference. They
+are raw driver copies (`cuMemcpyDtoDAsync` on the legacy stream; `memmove` on the CPU), below torch's
+dispatcher: a dispatch mode or an operator override left by the submission cannot run deferred work inside
+them. Each reading also reports whether torch function or dispatch modes were left active by the call.
+
+A batch runs several samples back to back in one request, so the judge can time the whole batch with its own
+clock: the sum of what is reported must account for the time that passed (runner/measure/judged.py).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -40,11 +47,19 @@ def thread_count(listdir: Callable[[str], list[str]] = os.listdir) -> int:
 
 @dataclass
 class CallSet:
-    """One input set as the launcher sees it: the bound call, its outputs and the snapshot buffers."""
+    """One input set as the launcher sees it: the bound call, and (destination, source, bytes) of each
+    snapshot copy, taken as plain integers when the set is shared."""
 
     call: BoundCall
-    outputs: Sequence[torch.Tensor]
-    snapshots: Sequence[torch.Tensor]
+    copies: list[tuple[int, int, int]]
+
+    @classmethod
+    def of(cls, call: BoundCall, outputs: Sequence[torch.Tensor], snapshots: Sequence[torch.Tensor]) -> CallSet:
+        copies = [
+            (s.data_ptr(), o.data_ptr(), o.numel() * o.element_size())
+            for o, s in zip(outputs, snapshots, strict=True)
+        ]
+        return cls(call, copies)
 
 
 class Harness:
@@ -57,9 +72,12 @@ class Harness:
         self._perf = time.perf_counter
         self._listdir = os.listdir
         self._tensor_type = torch.Tensor
-        self._copy = torch._C.TensorBase.copy_
+        self._modes = (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack)
+        self._memmove = ctypes.memmove
         if device != "cuda":
             return
+        self._dtod = ctypes.CDLL("libcuda.so.1").cuMemcpyDtoDAsync_v2
+        self._dtod.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p]
         self._sync = torch._C._cuda_synchronize
         self._sleep = torch._C._cuda_sleep
         self._record = torch._C._CudaEventBase.record
@@ -71,6 +89,17 @@ class Harness:
         self._flush = torch.ones(flush_bytes // 4, dtype=torch.float32, device="cuda")
         self._flush_out = torch.empty((), dtype=torch.float32, device="cuda")
         self._sum = torch._C._VariableFunctions.sum
+
+    def snapshot(self, target: CallSet) -> None:
+        """Copy each output to its snapshot, enqueued on the legacy stream (GPU) or at once (CPU)."""
+        for destination, source, size in target.copies:
+            if self.device == "cuda":
+                self._dtod(destination, source, size, None)
+            else:
+                self._memmove(destination, source, size)
+
+    def modes_active(self) -> int:
+        return sum(count() for count in self._modes)
 
     def checked(self, call: BoundCall) -> None:
         """Run the call; a Python solution may return None or exactly a tensor, whose value is never used."""
@@ -88,8 +117,11 @@ class Harness:
             self._sync()
         return {"threads": [before, thread_count(self._listdir)]}
 
-    def time_gpu(self, target: CallSet | None, spin_cycles: int, known_cycles: int, protocol: str) -> dict[str, Any]:
-        """One GPU sample. `target` None times the empty kernel (`known_cycles` 0) or the known spin alone."""
+    def time_gpu(
+        self, target: CallSet, run: bool, spin_cycles: int, known_cycles: int, protocol: str
+    ) -> dict[str, Any]:
+        """One GPU sample of `target`; with `run` False the known spin (or, at 0 cycles, the empty kernel) takes
+        the solution's place, and the snapshot copies are made all the same."""
         record, a, start, stop, stream = self._record, self._a, self._start, self._stop, self._stream
         before = thread_count(self._listdir)
         if protocol == "seed":
@@ -100,14 +132,12 @@ class Harness:
             record(a, stream)
             self._sleep(spin_cycles)
         record(start, stream)
-        if known_cycles or target is None:
+        if known_cycles or not run:
             self._sleep(known_cycles)
-        if target is not None:
+        if run:
             self.checked(target.call)
         record(stop, stream)
-        if target is not None:
-            for output, snapshot in zip(target.outputs, target.snapshots, strict=True):
-                self._copy(snapshot, output)
+        self.snapshot(target)
         host_span = self._perf() - host_start
         self._sync()
         covered = self._elapsed(a, start) / 1e3 if protocol == "arena" else None
@@ -116,17 +146,21 @@ class Harness:
             "covered_s": covered,
             "host_span_s": host_span,
             "threads": [before, thread_count(self._listdir)],
+            "modes": self.modes_active(),
         }
 
-    def time_cpu(self, target: CallSet | None) -> dict[str, Any]:
-        """One CPU sample from a monotonic clock; `target` None times an empty call."""
+    def time_cpu(self, target: CallSet, run: bool) -> dict[str, Any]:
+        """One CPU sample from a monotonic clock; with `run` False an empty call."""
         before = thread_count(self._listdir)
         start = self._perf()
-        if target is not None:
+        if run:
             self.checked(target.call)
         elapsed = self._perf() - start
-        if target is not None:
-            for output, snapshot in zip(target.outputs, target.snapshots, strict=True):
-                self._copy(snapshot, output)
-        return {"elapsed_s": elapsed, "covered_s": None, "host_span_s": elapsed,
-                "threads": [before, thread_count(self._listdir)]}
+        self.snapshot(target)
+        return {
+            "elapsed_s": elapsed,
+            "covered_s": None,
+            "host_span_s": elapsed,
+            "threads": [before, thread_count(self._listdir)],
+            "modes": self.modes_active(),
+        }

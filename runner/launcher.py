@@ -107,7 +107,7 @@ class Launcher:
         for spec in message["sets"]:
             inputs, outputs, snapshots = views(spec["inputs"]), views(spec["outputs"]), views(spec["snapshots"])
             call = self.solution.bind(inputs, outputs, message["extras"])
-            self.sets.append(CallSet(call, outputs, snapshots))
+            self.sets.append(CallSet.of(call, outputs, snapshots))
         if self.device == "cuda" and message.get("reset_l2"):
             from runner.measure.gpu import reset_persisting_l2
 
@@ -118,13 +118,17 @@ class Launcher:
         return {"ok": True, **self.harness.call(self.sets[int(message["set"])])}
 
     def time(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
-        kind = message["kind"]
-        target = self.sets[int(message["set"])] if kind == "solution" else None
-        if self.device != "cuda":
-            return {"ok": True, **self.harness.time_cpu(target)}
-        protocol = str(message.get("protocol", "arena"))
-        reading = self.harness.time_gpu(target, int(message["spin_cycles"]), int(message["known_cycles"]), protocol)
-        return {"ok": True, **reading}
+        """A batch: one sample per listed set, back to back, each the same as a lone sample would be."""
+        run = message["kind"] == "solution"
+        spin, known, protocol = int(message["spin_cycles"]), int(message["known_cycles"]), str(message["protocol"])
+        readings = []
+        for index in message["sets"]:
+            target = self.sets[int(index)]
+            if self.device == "cuda":
+                readings.append(self.harness.time_gpu(target, run, spin, known, protocol))
+            else:
+                readings.append(self.harness.time_cpu(target, run))
+        return {"ok": True, "readings": readings}
 
     def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.measure.timers import seed_warmup

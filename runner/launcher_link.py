@@ -22,14 +22,14 @@ REPLY_TIMEOUT_S = 3600.0
 
 @dataclass(frozen=True)
 class Reading:
-    """One timed sample as the launcher reported it, and the judge's own round trip around it."""
+    """One timed sample as the launcher reported it."""
 
     elapsed_s: float
     covered_s: float | None
     host_span_s: float
     threads_before: int
     threads_after: int
-    round_trip_s: float
+    modes: int
 
 
 class LauncherLink:
@@ -68,10 +68,13 @@ class LauncherLink:
         threads = reply.get("threads")
         return _threads(threads)
 
-    def time(self, set_index: int, kind: str, spin_cycles: int, known_cycles: int, protocol: str) -> Reading:
+    def time(
+        self, sets: list[int], kind: str, spin_cycles: int, known_cycles: int, protocol: str
+    ) -> tuple[list[Reading], float]:
+        """Time one sample per listed set, back to back; the readings and the batch's time on the judge's clock."""
         message = {
             "op": "time",
-            "set": set_index,
+            "sets": sets,
             "kind": kind,
             "spin_cycles": spin_cycles,
             "known_cycles": known_cycles,
@@ -79,16 +82,11 @@ class LauncherLink:
         }
         start = time.perf_counter()
         reply = self.request(message)
-        round_trip = time.perf_counter() - start
-        before, after = _threads(reply.get("threads"))
-        return Reading(
-            elapsed_s=_number(reply.get("elapsed_s")),
-            covered_s=None if reply.get("covered_s") is None else _number(reply.get("covered_s")),
-            host_span_s=_number(reply.get("host_span_s")),
-            threads_before=before,
-            threads_after=after,
-            round_trip_s=round_trip,
-        )
+        wall = time.perf_counter() - start
+        raw = reply.get("readings")
+        if not isinstance(raw, list) or len(raw) != len(sets) or not all(isinstance(r, dict) for r in raw):
+            raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
+        return [_reading(r) for r in raw], wall
 
     def warmup(self) -> None:
         self.request({"op": "warmup"})
@@ -99,6 +97,20 @@ class LauncherLink:
         except (ChannelClosedError, OSError):
             pass
         self.channel.close()
+
+
+def _reading(raw: dict[str, Any]) -> Reading:
+    before, after = _threads(raw.get("threads"))
+    covered = raw.get("covered_s")
+    modes = raw.get("modes")
+    return Reading(
+        elapsed_s=_number(raw.get("elapsed_s")),
+        covered_s=None if covered is None else _number(covered),
+        host_span_s=_number(raw.get("host_span_s")),
+        threads_before=before,
+        threads_after=after,
+        modes=modes if type(modes) is int else 1,
+    )
 
 
 def _number(value: Any) -> float:

@@ -88,7 +88,7 @@ async def run_suite(entries: list[Entry]) -> list[Row]:
 
 async def _run_one(runner: suite.SuiteRunner, entry: Entry) -> Row:
     result = await runner.run(entry)
-    ok, verdict = runner.judge(entry, result)
+    ok, verdict = await runner.judge(entry, result)
     return Row(entry, verdict, "OK" if ok else "MISMATCH")
 
 

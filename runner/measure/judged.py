@@ -1,23 +1,26 @@
-"""The judge's timer: every sample is a request to the launcher, and counts only after the judge checked it.
+"""The judge's timer: samples are taken by the launcher in batches, and count only after the judge checked them.
 
-Per sample (runner/harness.py has the launcher's side):
-- the set's inputs get fresh values and its outputs NaN, in the judge's own memory and context;
-- the launcher times one call and reports raw readings; the judge times the round trip with its own clock;
-- the judge verifies every output element, requires the on-stream snapshot to equal the output bit for bit,
-  requires no host thread left behind, and requires the reported time to fit inside its round trip.
+A batch (runner/harness.py has the launcher's side) runs one sample on each input set of the case, back to
+back, in one request:
+- before it, every set gets fresh input values and NaN outputs, drawn in the judge's own memory and context;
+- after it, the judge verifies every output element of every set, requires each on-stream snapshot to equal
+  its output bit for bit, no host thread left behind, and no torch mode left active;
+- the judge times the whole batch with its own clock.
 
-Per case, with the `arena` protocol, calibration samples are interleaved with the solution's:
-- a spin kernel of a duration the judge measured itself, timed by the launcher on its own;
-- solution samples with the same spin added inside START..STOP, whose excess over plain samples must be
-  the spin's duration;
-- the judge's round trip minus the reported time, which must not exceed the calibration samples' by more
-  than a bound.
-A timer patched to scale, shift or zero what it reports disagrees with at least one of these.
+With each batch of solution samples comes a batch of calibration samples on the same sets, identical except
+that a spin kernel of a duration the judge measured itself replaces the solution. Per case:
+- the calibration samples must read the spin's known duration (a timer scaled, shifted or frozen in the
+  launcher fails this);
+- the wall clock: the solution batches' time per sample, minus the calibration batches', plus the known spin,
+  is what a sample really took. The mean reported time may not fall short of it by more than a tolerance.
+  Work hidden from the events, or readings rewritten on their way to the judge, cost real time on the
+  judge's clock, and every output of every batch is verified, so that time cannot be skipped.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -27,23 +30,20 @@ from runner.launcher_link import LauncherLink, Reading
 from runner.measure.calibration import EMPTY_KERNEL_NCU_US
 from runner.measure.gpu import MAX_SPIN_S, SPIN_MARGIN_S, GpuSensors
 
-CALIBRATION_EVERY = 8
-MIN_CALIBRATION_SAMPLES = 4
+MIN_CHECKED_BATCHES = 3
+MAX_EXTRA_BATCHES = 8
 # The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would
 # let a launcher that inflates its empty-kernel reading shave real time off every sample.
 MAX_EVENT_OVERHEAD_S = 3e-6
-KNOWN_SPIN_MIN_S = 50e-6
-KNOWN_SPIN_MAX_S = 5e-3
-# Tolerances of the calibration checks: relative to the known spin, plus an absolute floor for jitter.
+KNOWN_SPIN_MIN_S = 20e-6
+KNOWN_SPIN_MAX_S = 1e-3
+# The calibration samples' median must match the known spin within this (relative, absolute).
 PURE_TOLERANCE = (0.10, 3e-6)
-ADDED_TOLERANCE = (0.20, 5e-6)
-# The wall-clock bound: how much more of the judge's round trip a solution sample may leave unexplained
-# than a calibration sample does, relative to the solution's time, and at least. On the CPU the two
-# processes share cores, and a woken judge can wait a scheduler slice or more; CPU runs are for development.
-WALL_TOLERANCE = (0.5, 1e-3)
-CPU_WALL_TOLERANCE = (1.0, 25e-3)
-
-Verify = Callable[[int], None]
+# How far the mean reported time may fall short of the judge's wall-clock estimate (relative, absolute). On
+# the CPU the two processes share cores and the launcher's clock has no spin to hide host noise behind;
+# CPU runs are for development.
+WALL_TOLERANCE = (0.10, 2e-6)
+CPU_WALL_TOLERANCE = (0.25, 20e-6)
 
 
 def _median(values: list[float]) -> float:
@@ -51,12 +51,37 @@ def _median(values: list[float]) -> float:
 
 
 @dataclass
+class WallClock:
+    """Per checked batch: the judge's clock's estimate of one sample's time, and the mean reported time.
+
+    Compared batch by batch and summarised by the median, so that one slow wake-up of the judge (a scheduler
+    slice on a busy host) cannot decide a verdict either way.
+    """
+
+    estimates: list[float] = field(default_factory=list)
+    reported: list[float] = field(default_factory=list)
+
+    def add(self, solution_wall: float, calibration_wall: float, known_s: float, readings: list[Reading]) -> None:
+        n = len(readings)
+        self.estimates.append((solution_wall - calibration_wall) / n + known_s)
+        self.reported.append(sum(r.elapsed_s for r in readings) / n)
+
+    @property
+    def batches(self) -> int:
+        return len(self.estimates)
+
+    def shortfall(self) -> float:
+        """The median of (estimate - reported) over batches: how much time the readings leave unexplained."""
+        return statistics.median(e - r for e, r in zip(self.estimates, self.reported, strict=True))
+
+
+@dataclass
 class JudgedTimer:
-    """A SampleTimer (runner.measure.measurement) whose calls are input-set indices."""
+    """A SampleTimer (runner.measure.measurement) fed by batches; the `call` it is given is not used."""
 
     link: LauncherLink
     buffers: CaseBuffers
-    verify: Verify
+    verify: Callable[[int], None]  # raises WrongAnswerError when a set's output is wrong
     protocol: str  # "arena", "seed" or "cpu"
     seed: int
     index: int
@@ -68,141 +93,147 @@ class JudgedTimer:
     known_cycles: int = 0
     known_s: float = 0.0
     trials: bool = False
-    samples: int = 0
-    plain: list[float] = field(default_factory=list)
-    added: list[float] = field(default_factory=list)
-    spins: list[float] = field(default_factory=list)
-    solution_gaps: list[float] = field(default_factory=list)
-    calibration_gaps: list[float] = field(default_factory=list)
+    pending: deque[float | None] = field(default_factory=deque)
+    calibration: list[float] = field(default_factory=list)
+    wall: WallClock = field(default_factory=WallClock)
 
     @property
-    def gpu(self) -> bool:
-        return self.protocol != "cpu"
+    def case_name(self) -> str:
+        return str(self.buffers.case["name"])
+
+    @property
+    def sets(self) -> list[int]:
+        return list(range(len(self.buffers.sets)))
 
     # --- the SampleTimer interface ---
 
-    def calibrate(self, k: int) -> None:
+    def calibrate(self, _call: object) -> None:
         """Size the spin from the host's enqueue time, measure the event overhead and set the known spin."""
-        readings = [r for r in (self._solution(k, 0) for _ in range(3)) if r is not None]
-        if self.protocol == "arena":
-            worst = max((r.host_span_s for r in readings), default=self.spin_s)
-            self.spin_s = min(max(1.5 * worst + SPIN_MARGIN_S, 20e-6), MAX_SPIN_S)
-            self.overhead_s = self._event_overhead()
-            estimate = _median([r.elapsed_s for r in readings])
-            self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
+        readings, _ = self._solution_batch()
+        if self.protocol != "arena":
+            return
+        worst = max(r.host_span_s for r in readings)
+        self.spin_s = min(max(1.5 * worst + SPIN_MARGIN_S, 20e-6), MAX_SPIN_S)
+        self.overhead_s = self._event_overhead()
+        estimate = _median([r.elapsed_s for r in readings])
+        self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
 
     def start_trials(self) -> None:
         self.trials = True
+        self.pending.clear()
 
-    def __call__(self, k: int) -> float | None:
-        if self.trials and self.samples % CALIBRATION_EVERY == 0:
-            self._calibration_sample()
-        if self.trials and self.protocol == "arena" and self.samples % CALIBRATION_EVERY == CALIBRATION_EVERY // 2:
-            self._added_sample(k)
-        self.samples += 1
-        reading = self._solution(k, 0)
-        if reading is None:
-            return None
-        if self.trials:
-            self.plain.append(reading.elapsed_s)
-            self.solution_gaps.append(self._gap(reading))
-        # Never below half the raw reading: the correction is small next to any real kernel.
-        return max(reading.elapsed_s - self.overhead_s, reading.elapsed_s / 2)
+    def __call__(self, _call: object) -> float | None:
+        if not self.pending:
+            self._run_batch()
+        return self.pending.popleft()
 
     # --- checks at the end of a case ---
 
     def check(self) -> None:
         """Raise IntegrityError when the launcher's readings disagree with the judge's calibration or clock."""
-        if self.protocol == "seed" or not self.plain:
+        if self.protocol == "seed":
             return
-        while len(self.calibration_gaps) < MIN_CALIBRATION_SAMPLES:
-            self._calibration_sample()
+        extra = 0
+        while self.wall.batches < MIN_CHECKED_BATCHES and extra < MAX_EXTRA_BATCHES:
+            self._run_batch()
+            extra += 1
+        if self.wall.batches < MIN_CHECKED_BATCHES:
+            raise IntegrityError(
+                f"On case {self.case_name}, almost every batch of samples had to be dropped, so the runner could "
+                "not check the timing against its own clock."
+            )
         if self.protocol == "arena":
-            while len(self.added) < MIN_CALIBRATION_SAMPLES:
-                self._added_sample(self.samples % len(self.buffers.sets))
-            self._check_known_spin()
+            self._check_calibration()
         self._check_wall_clock()
 
-    def _check_known_spin(self) -> None:
-        known, plain = self.known_s, _median(self.plain)
-        pure = _median(self.spins)
-        if abs(pure - known) > PURE_TOLERANCE[0] * known + PURE_TOLERANCE[1]:
+    def _check_calibration(self) -> None:
+        known, measured = self.known_s, _median(self.calibration)
+        if abs(measured - known) > PURE_TOLERANCE[0] * known + PURE_TOLERANCE[1]:
             raise IntegrityError(
-                f"The timer disagreed with the calibration kernel on case {self.buffers.case['name']}: it reported "
-                f"{pure * 1e6:.1f} µs for a kernel the runner measured at {known * 1e6:.1f} µs. Something in the "
-                "solution's process changed how time is measured."
+                f"The timer disagreed with the calibration kernel on case {self.case_name}: it reported "
+                f"{measured * 1e6:.1f} µs for a kernel the runner measured at {known * 1e6:.1f} µs. Something in "
+                "the solution's process changed how time is measured."
             )
-        added = _median(self.added) - plain
-        if abs(added - known) > ADDED_TOLERANCE[0] * known + ADDED_TOLERANCE[1]:
-            raise IntegrityError(
-                f"On case {self.buffers.case['name']}, adding a {known * 1e6:.1f} µs kernel to the timed window "
-                f"changed the reported time by {added * 1e6:.1f} µs. The reported times do not follow the work "
-                "done between the timing events."
-            )
+
+    def wall_estimate_s(self) -> float | None:
+        """The judge's own estimate of one sample's time, from the wall clock; None before any check."""
+        return _median(self.wall.estimates) if self.wall.batches else None
 
     def _check_wall_clock(self) -> None:
-        excess = _median(self.solution_gaps) - _median(self.calibration_gaps)
-        relative, least = WALL_TOLERANCE if self.gpu else CPU_WALL_TOLERANCE
-        bound = max(relative * _median(self.plain), least)
-        if excess > bound:
+        estimate = _median(self.wall.estimates)
+        reported = _median(self.wall.reported)
+        relative, least = WALL_TOLERANCE if self.protocol == "arena" else CPU_WALL_TOLERANCE
+        if self.wall.shortfall() > max(relative * estimate, least):
             raise IntegrityError(
-                f"On case {self.buffers.case['name']}, each call took {excess * 1e3:.2f} ms more of the runner's own "
-                f"clock than the reported {_median(self.plain) * 1e3:.3f} ms explains. Work was hidden from the "
-                "timing events."
+                f"On case {self.case_name}, the runner's own clock says each call took {estimate * 1e6:.1f} µs, "
+                f"but {reported * 1e6:.1f} µs was reported. Work was hidden from the timing events, or the "
+                "readings were changed on their way to the runner."
             )
 
-    # --- samples ---
+    # --- batches ---
 
-    def _solution(self, k: int, known_cycles: int) -> Reading | None:
-        """One verified sample of set k; None when it must be dropped (spin too short, GPU throttled)."""
-        self.buffers.draw_next(k, self.seed, self.index)
+    def _run_batch(self) -> None:
+        readings, solution_wall = self._solution_batch()
+        kept = [self._kept(r) for r in readings]
+        if self.sensors is not None and self.sensors.throttled():
+            kept = [None] * len(kept)
+        if self.trials and self.protocol != "seed":
+            calibration, calibration_wall = self._calibration_batch()
+            if all(k is not None for k in kept):
+                known = self.known_s if self.protocol == "arena" else 0.0
+                self.wall.add(solution_wall, calibration_wall, known, readings)
+            if self.protocol == "arena":
+                self.calibration.extend(r.elapsed_s for r in calibration)
+        self.pending.extend(kept)
+
+    def _solution_batch(self) -> tuple[list[Reading], float]:
+        """Draw every set afresh, time one solution sample on each, and check every one of them."""
+        for k in self.sets:
+            self.buffers.draw_next(k, self.seed, self.index)
         self._sync()
-        reading = self.link.time(k, "solution", self._spin_cycles(), known_cycles, self.protocol)
-        self._check_reading(reading)
-        self.verify(k)
-        if not self.buffers.snapshots_match(k):
-            raise IntegrityError(
-                f"On case {self.buffers.case['name']} the output changed after the stop event: work was still "
-                "running when the timer stopped (a side stream, a host thread or a deferred launch). Do all work "
-                "on the default stream before `solution` returns."
-            )
-        if self.trials and reading.threads_after > reading.threads_before:
-            raise IntegrityError(
-                f"The solution left {reading.threads_after - reading.threads_before} host thread(s) running after "
-                "it returned. Join every thread before returning."
-            )
+        readings, wall = self.link.time(self.sets, "solution", self._spin_cycles(), 0, self.protocol)
+        self._check_sum(readings, wall)
+        for k, reading in zip(self.sets, readings, strict=True):
+            self.verify(k)
+            if not self.buffers.snapshots_match(k):
+                raise IntegrityError(
+                    f"On case {self.case_name} the output changed after the stop event: work was still running "
+                    "when the timer stopped (a side stream, a host thread or a deferred launch). Do all work on "
+                    "the default stream before `solution` returns."
+                )
+            if reading.modes:
+                raise IntegrityError(
+                    "The solution left a torch function or dispatch mode active after it returned. Exit every "
+                    "mode before returning."
+                )
+            if self.trials and reading.threads_after > reading.threads_before:
+                raise IntegrityError(
+                    f"The solution left {reading.threads_after - reading.threads_before} host thread(s) running "
+                    "after it returned. Join every thread before returning."
+                )
+        return readings, wall
+
+    def _calibration_batch(self) -> tuple[list[Reading], float]:
+        """The same samples with the known spin (the empty call on the CPU) in the solution's place."""
+        known = self.known_cycles if self.protocol == "arena" else 0
+        readings, wall = self.link.time(self.sets, "spin", self._spin_cycles(), known, self.protocol)
+        self._check_sum(readings, wall)
+        return readings, wall
+
+    def _kept(self, reading: Reading) -> float | None:
         if reading.covered_s is not None and reading.covered_s < reading.host_span_s:
             self.spin_s = min(2 * max(self.spin_s, reading.host_span_s), MAX_SPIN_S)
             return None
-        if self.sensors is not None and self.sensors.throttled():
-            return None
-        return reading
+        # Never below half the raw reading: the correction is small next to any real kernel.
+        return max(reading.elapsed_s - self.overhead_s, reading.elapsed_s / 2)
 
-    def _added_sample(self, k: int) -> None:
-        reading = self._solution(k, self.known_cycles)
-        if reading is not None:
-            self.added.append(reading.elapsed_s)
-
-    def _calibration_sample(self) -> None:
-        """A sample with no solution call: the known spin on a GPU, an empty call on the CPU."""
-        known = self.known_cycles if self.protocol == "arena" else 0
-        reading = self.link.time(0, "spin", self._spin_cycles(), known, self.protocol)
-        self._check_reading(reading)
-        if self.protocol == "arena":
-            self.spins.append(reading.elapsed_s)
-        self.calibration_gaps.append(self._gap(reading))
-
-    def _check_reading(self, reading: Reading) -> None:
-        if reading.elapsed_s > reading.round_trip_s:
+    def _check_sum(self, readings: list[Reading], wall: float) -> None:
+        reported = sum(r.elapsed_s for r in readings)
+        if reported > wall:
             raise IntegrityError(
-                f"A reported time ({reading.elapsed_s * 1e6:.1f} µs) was longer than the whole request took on the "
-                f"runner's clock ({reading.round_trip_s * 1e6:.1f} µs)."
+                f"The reported times ({reported * 1e6:.1f} µs in all) were longer than the whole batch took on the "
+                f"runner's clock ({wall * 1e6:.1f} µs)."
             )
-
-    def _gap(self, reading: Reading) -> float:
-        """The part of the judge's round trip not covered by the reported time or the judge-sized spin."""
-        spin = self._spin_cycles() / self.cycles_per_s if self.protocol == "arena" else 0.0
-        return reading.round_trip_s - reading.elapsed_s - spin
 
     def _spin_cycles(self) -> int:
         return int(self.spin_s * self.cycles_per_s) if self.protocol == "arena" else 0
@@ -210,7 +241,7 @@ class JudgedTimer:
     # --- the judge's own GPU measurements ---
 
     def _sync(self) -> None:
-        if self.gpu:
+        if self.protocol != "cpu":
             import torch
 
             torch.cuda.synchronize()
@@ -220,7 +251,10 @@ class JudgedTimer:
         reference_us = EMPTY_KERNEL_NCU_US.get(self.device_name)
         if reference_us is None:
             return 0.0
-        empty = [self.link.time(0, "spin", self._spin_cycles(), 0, self.protocol).elapsed_s for _ in range(32)]
+        empty: list[float] = []
+        while len(empty) < 32:
+            readings, _ = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.protocol)
+            empty += [r.elapsed_s for r in readings]
         return min(max(_median(empty) - reference_us * 1e-6, 0.0), MAX_EVENT_OVERHEAD_S)
 
     def _measure_known_spin(self, target_s: float) -> None:

@@ -169,16 +169,19 @@ TIMER_TAMPERING = {"integrity", "implausible_time", TRUE_COST}
 CRASH_OR_ERROR = {"runtime_error", "crashed"}
 
 _CPU_VECTOR_ADD = "control_py_vector_add"
+_CPU_MATMUL = "control_py_matmul"
+_GPU_MATMUL_PY = "control_py_matmul_gpu"
 _GPU_VECTOR_ADD_CUDA = "control_cu_vector_add"
 _GPU_VECTOR_ADD_PY = "control_py_vector_add_gpu"
 
 ENTRIES: tuple[Entry, ...] = (
     # -- honest controls: they must pass, and the true_cost entries are measured against them ---------------------
     _control(_CPU_VECTOR_ADD, "control_vector_add.py", "cpu"),
-    _control("control_py_matmul", "control_matmul.py", "cpu", problem="matmul"),
+    _control(_CPU_MATMUL, "control_matmul.py", "cpu", problem="matmul"),
     _control("control_py_softmax_multi_kernel", "control_softmax_multi_kernel.py", "cpu", problem="softmax"),
     _control(_GPU_VECTOR_ADD_CUDA, "control_cu_vector_add.cu", "gpu"),
     _control(_GPU_VECTOR_ADD_PY, "control_vector_add.py", "gpu"),
+    _control(_GPU_MATMUL_PY, "control_matmul.py", "gpu", problem="matmul"),
     _control("control_py_softmax_multi_kernel_gpu", "control_softmax_multi_kernel.py", "gpu", problem="softmax"),
     _control("control_cu_per_thread_stream", "control_cu_per_thread_stream.cu", "gpu"),
     _control("control_cu_shape_specialized", "control_cu_shape_specialized.cu", "gpu"),
@@ -212,7 +215,8 @@ ENTRIES: tuple[Entry, ...] = (
         {"integrity", "wrong_answer", "implausible_time", "crashed"},
     ),
     # -- lazy or deferred outputs; batch-and-skip; computing before the start event ---------------------------------
-    _entry("py_batch_and_skip", "batch_and_skip.py", "deferred_work", "cpu", {"wrong_answer"}),
+    # Within one batch of the judge the deferred work lands after the earlier calls' STOP: their snapshots differ.
+    _entry("py_batch_and_skip", "batch_and_skip.py", "deferred_work", "cpu", {"wrong_answer", "integrity"}),
     _entry(
         "py_input_watcher_thread",
         "input_watcher_thread.py",
@@ -227,7 +231,8 @@ ENTRIES: tuple[Entry, ...] = (
         "deferred_work",
         "cpu",
         {"integrity", "wrong_answer", "implausible_time", TRUE_COST},
-        control=_CPU_VECTOR_ADD,
+        problem="matmul",
+        control=_CPU_MATMUL,
     ),
     _entry("py_sync_hook_lazy", "sync_hook_lazy.py", "deferred_work", "gpu", LATE_GPU_WORK),
     _entry(
@@ -236,7 +241,8 @@ ENTRIES: tuple[Entry, ...] = (
         "deferred_work",
         "gpu",
         {"integrity", "wrong_answer", "implausible_time", TRUE_COST},
-        control=_GPU_VECTOR_ADD_PY,
+        problem="matmul",
+        control=_GPU_MATMUL_PY,
     ),
     _entry("cu_batch_and_skip", "cu_batch_and_skip.cu", "deferred_work", "gpu", UNWRITTEN),
     # -- caching or replaying across calls or inputs; returning an input or a reference buffer ----------------------
@@ -401,7 +407,9 @@ ENTRIES: tuple[Entry, ...] = (
     _entry("py_segfault", "segfault.py", "resource_abuse", "cpu", {"crashed"}, mode="test"),
     _entry("cu_infinite_kernel", "cu_infinite_kernel.cu", "resource_abuse", "gpu", {"timeout"}, mode="test"),
     _entry("cu_illegal_address", "cu_illegal_address.cu", "resource_abuse", "gpu", CRASH_OR_ERROR, mode="test"),
-    _entry("cu_device_reset", "cu_device_reset.cu", "resource_abuse", "gpu", CRASH_OR_ERROR | {"wrong_answer"}),
+    _entry(
+        "cu_device_reset", "cu_device_reset.cu", "resource_abuse", "gpu", CRASH_OR_ERROR | {"wrong_answer", "integrity"}
+    ),
     _entry("py_gpu_memory_hog", "gpu_memory_hog.py", "resource_abuse", "gpu", CRASH_OR_ERROR, mode="test"),
     # -- secrets, other jobs' files, /proc, network, planted code and caches, host files at compile time ------------
     _entry(
