@@ -123,7 +123,6 @@ class Harness:
         """One GPU sample of `target`; with `run` False the known spin (or, at 0 cycles, the empty kernel) takes
         the solution's place, and the snapshot copies are made all the same."""
         record, a, start, stop, stream = self._record, self._a, self._start, self._stop, self._stream
-        before = thread_count(self._listdir)
         if protocol == "seed":
             self._sync()
         host_start = self._perf()
@@ -145,13 +144,11 @@ class Harness:
             "elapsed_s": self._elapsed(start, stop) / 1e3,
             "covered_s": covered,
             "host_span_s": host_span,
-            "threads": [before, thread_count(self._listdir)],
             "modes": self.modes_active(),
         }
 
     def time_cpu(self, target: CallSet, run: bool) -> dict[str, Any]:
         """One CPU sample from a monotonic clock; with `run` False an empty call."""
-        before = thread_count(self._listdir)
         start = self._perf()
         if run:
             self.checked(target.call)
@@ -161,6 +158,8 @@ class Harness:
             "elapsed_s": elapsed,
             "covered_s": None,
             "host_span_s": elapsed,
-            "threads": [before, thread_count(self._listdir)],
             "modes": self.modes_active(),
         }
+
+    def threads(self) -> int:
+        return thread_count(self._listdir)

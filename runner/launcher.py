@@ -122,13 +122,16 @@ class Launcher:
         run = message["kind"] == "solution"
         spin, known, protocol = int(message["spin_cycles"]), int(message["known_cycles"]), str(message["protocol"])
         readings = []
+        # Threads are counted around the whole batch: a thread started by a call and still alive at its end is
+        # caught, and the samples stay free of the counting's own cost.
+        before = self.harness.threads()
         for index in message["sets"]:
             target = self.sets[int(index)]
             if self.device == "cuda":
                 readings.append(self.harness.time_gpu(target, run, spin, known, protocol))
             else:
                 readings.append(self.harness.time_cpu(target, run))
-        return {"ok": True, "readings": readings}
+        return {"ok": True, "readings": readings, "threads": [before, self.harness.threads()]}
 
     def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.measure.timers import seed_warmup

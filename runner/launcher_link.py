@@ -22,7 +22,7 @@ REPLY_TIMEOUT_S = 3600.0
 
 @dataclass(frozen=True)
 class Reading:
-    """One timed sample as the launcher reported it."""
+    """One timed sample as the launcher reported it; thread counts are those around its whole batch."""
 
     elapsed_s: float
     covered_s: float | None
@@ -86,7 +86,8 @@ class LauncherLink:
         raw = reply.get("readings")
         if not isinstance(raw, list) or len(raw) != len(sets) or not all(isinstance(r, dict) for r in raw):
             raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
-        return [_reading(r) for r in raw], wall
+        threads = reply.get("threads")
+        return [_reading(r, threads) for r in raw], wall
 
     def warmup(self) -> None:
         self.request({"op": "warmup"})
@@ -99,8 +100,8 @@ class LauncherLink:
         self.channel.close()
 
 
-def _reading(raw: dict[str, Any]) -> Reading:
-    before, after = _threads(raw.get("threads"))
+def _reading(raw: dict[str, Any], threads: Any) -> Reading:
+    before, after = _threads(threads)
     covered = raw.get("covered_s")
     modes = raw.get("modes")
     return Reading(

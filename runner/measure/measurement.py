@@ -82,7 +82,10 @@ class Measurement:
 
     def summarise(self, criterion: StoppingCriterion, index: int, name: str, dims: list[int]) -> CaseTiming:
         if not self.runtimes:
-            raise RuntimeError(f"no sample of case {name} could be kept ({self.dropped} dropped)")
+            raise ImplausibleTimeError(
+                f"no sample of case {name} could be kept: in all {self.dropped} the timer never showed the GPU "
+                "waiting for the host, or the GPU was throttling"
+            )
         median = statistics.median(self.runtimes)
         mean = statistics.fmean(self.runtimes)
         per_sample_gflops = [self.flops / t / 1e9 for t in self.runtimes if t > 0]
