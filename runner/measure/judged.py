@@ -38,10 +38,11 @@ KNOWN_SPIN_MIN_S = 20e-6
 KNOWN_SPIN_MAX_S = 1e-3
 # The calibration samples' median must match the known spin within this (relative, absolute).
 PURE_TOLERANCE = (0.10, 3e-6)
-# How far the mean reported time may fall short of the judge's wall-clock estimate (relative, absolute). On
-# the CPU the two processes share cores and the launcher's clock has no spin to hide host noise behind;
-# CPU runs are for development.
-WALL_TOLERANCE = (0.20, 5e-6)
+# How far the reported time may fall short of the judge's wall-clock estimate (relative, absolute). The
+# absolute part is the clock's resolution per call: on an H100 the estimate of a 3 µs kernel scattered over
+# about ±7 µs (host jitter of the launcher's per-sample work, averaged over a batch). On the CPU the two
+# processes share cores and there is no spin to hide host noise behind; CPU runs are for development.
+WALL_TOLERANCE = (0.20, 15e-6)
 CPU_WALL_TOLERANCE = (0.25, 20e-6)
 
 
