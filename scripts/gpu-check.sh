@@ -22,7 +22,7 @@ export PYTHONUNBUFFERED=1
 
 arena() { python3 -m arena "$@"; }
 status=0
-python3 -m pytest -p no:cacheprovider -m "${GPU_MARK:-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
+python3 -m pytest -p no:cacheprovider -m "${GPU_MARK-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 {
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store

@@ -123,7 +123,8 @@ class JudgedTimer:
     known_s: float = 0.0
     trials: bool = False
     pending: deque[float | None] = field(default_factory=deque)
-    calibration: list[float] = field(default_factory=list)
+    # Per calibration batch: the launcher's median reading of the known spin, and the judge's own just after.
+    calibration: list[tuple[float, float]] = field(default_factory=list)
     wall: WallClock = field(default_factory=WallClock)
 
     @property
@@ -168,7 +169,10 @@ class JudgedTimer:
         self._check_wall_clock()
 
     def _check_calibration(self) -> None:
-        known, measured = self.known_s, _median(self.calibration)
+        # Each calibration batch against the judge's own reading of the same spin taken right after it, at the
+        # same clock: a GPU still raising its clocks makes a spin of fixed cycles shorter from one moment to the next.
+        known = _median([k for _, k in self.calibration])
+        measured = known + _median([m - k for m, k in self.calibration])
         if abs(measured - known) > PURE_TOLERANCE[0] * known + PURE_TOLERANCE[1]:
             raise IntegrityError(
                 f"The timer disagreed with the calibration kernel on case {self.case_name}: it reported "
@@ -204,10 +208,11 @@ class JudgedTimer:
             kept = [None] * len(kept)
         if self.trials and self.protocol != "seed":
             calibration, calibration_wall = self._calibration_batch()
-            known = self.known_s if self.protocol == "arena" else 0.0
-            self.wall.add(solution_wall, calibration_wall, known, readings, self.spin_s)
+            known = 0.0
             if self.protocol == "arena":
-                self.calibration.extend(r.elapsed_s for r in calibration)
+                known = self._own_spin_seconds(self.known_cycles, repeat=3)
+                self.calibration.append((_median([r.elapsed_s for r in calibration]), known))
+            self.wall.add(solution_wall, calibration_wall, known, readings, self.spin_s)
         self.pending.extend(kept)
         # A lone late sample (a pause of the host) is only dropped. Only when many are late does the spin grow, so
         # that one hiccup does not lengthen every later sample; the spin is the same for a batch and its
