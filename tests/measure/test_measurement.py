@@ -8,6 +8,7 @@ import random
 import pytest
 
 from runner.api import MeasureConfig
+from runner.errors import ImplausibleTimeError
 from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError
 from runner.measure.measurement import Measurement
 
@@ -92,10 +93,10 @@ def test_measurement_counts_dropped_samples_and_still_stops():
     assert timing.dropped_samples == 10
 
 
-def test_measurement_that_keeps_no_sample_is_an_error():
+def test_measurement_that_keeps_no_sample_is_rejected_as_implausible():
     timer = ScriptedTimer(itertools.repeat(None))
     config = MeasureConfig(method="arena", min_samples=10, max_samples=20)
-    with pytest.raises(RuntimeError, match="no sample"):
+    with pytest.raises(ImplausibleTimeError, match="no sample"):
         Measurement([lambda: None], timer, config, flops=1, bytes=1).run(0, "c", [])
 
 
