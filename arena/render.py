@@ -105,6 +105,8 @@ def render_result(result: SubmissionResult) -> str:
         lines.append(f"timing method: {result.timings[0].method}")
     elif result.tests and result.status == "passed":
         lines.append(f"all {len(result.tests)} test cases passed")
+    if result.notes:
+        lines.append("notes for reviewers: " + "; ".join(result.notes))
     if result.error is not None:
         lines += ["", render_error(result.error)]
     return "\n".join(lines)

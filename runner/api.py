@@ -148,6 +148,9 @@ class SubmissionResult(_Model):
     mean_gbps: float | None = None
     error: ErrorInfo | None = None
     phase_seconds: dict[str, float] = Field(default_factory=dict)
+    notes: list[str] = Field(
+        default_factory=list, description="static tripwires in the source, for reviewers; never part of a verdict"
+    )
 
     @property
     def score(self) -> float | None:

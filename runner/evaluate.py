@@ -48,6 +48,7 @@ from runner.loader import Solution, load_cuda_solution, load_python_solution
 from runner.measure import measure_case
 from runner.measure.gpu import GpuSensors
 from runner.measure.judged import JudgedTimer
+from runner.tripwires import source_notes
 
 if TYPE_CHECKING:
     import torch
@@ -114,6 +115,7 @@ class Evaluation:
             mean_gbps=arithmetic_mean(gbps),
             error=error,
             phase_seconds=self.phase_seconds,
+            notes=source_notes(req.language, req.source),
         )
 
 

@@ -48,6 +48,7 @@ from runner.executor import (
 )
 from runner.process import SandboxedProcess, describe_exit
 from runner.sandbox import JobDir, python_command
+from runner.tripwires import source_notes
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ def failure_result(
         status="error",
         device=str(extra.pop("device", "unknown")),
         error=ErrorInfo(code=code, message=message, log=trim_log(log_text) or None),  # type: ignore[arg-type]
+        notes=source_notes(request.language, request.source),
         **extra,  # type: ignore[arg-type]
     )
 

@@ -260,6 +260,8 @@ def _result_embed(
         embed.add_field(name=f"Arithmetic mean {unit}", value=format_rate(mean))
     if rank is not None:
         embed.add_field(name="Leaderboard", value=rank.describe())
+    if result.notes:
+        embed.add_field(name="Notes for reviewers", value=clip("; ".join(result.notes), 1024), inline=False)
     method = result.timings[0].method
     embed.add_field(name="Timing", value=_METHODS.get(method, method), inline=False)
     if chart:

@@ -21,6 +21,7 @@ async def test_a_thread_left_running_after_the_call_is_an_integrity_error():
     result, _ = await run("vector_add", "threads.py", source)
     assert result.error is not None and result.error.code == "integrity", result.error
     assert "thread" in result.error.message
+    assert "starts host threads (threading)" in result.notes  # the static tripwire, beside the verdict
 
 
 async def test_a_torch_mode_left_active_after_the_call_is_an_integrity_error():
