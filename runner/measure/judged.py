@@ -31,6 +31,11 @@ from runner.measure.calibration import EMPTY_KERNEL_NCU_US
 from runner.measure.gpu import MAX_SPIN_S, SPIN_MARGIN_S, GpuSensors
 
 MIN_CHECKED_BATCHES = 5
+# Batches hold as many samples as fit this much kernel time (at most one per input set): big batches for
+# small kernels, where the wall clock needs many samples to average the host's jitter; one sample for a kernel
+# that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
+BATCH_BUDGET_S = 20e-3
+FIRST_BATCH = 3
 # The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would
 # let a launcher that inflates its empty-kernel reading shave real time off every sample.
 MAX_EVENT_OVERHEAD_S = 3e-6
@@ -121,6 +126,7 @@ class JudgedTimer:
     cycles_per_s: float = 2.0e9  # an upper bound on the SM clock until measured
     known_cycles: int = 0
     known_s: float = 0.0
+    batch_size: int = 64
     trials: bool = False
     pending: deque[float | None] = field(default_factory=deque)
     # Per calibration batch: the launcher's median reading of the known spin, and the judge's own just after.
@@ -133,18 +139,22 @@ class JudgedTimer:
 
     @property
     def sets(self) -> list[int]:
-        return list(range(len(self.buffers.sets)))
+        """The sets of the next batch: as many as fit the batch's time budget, at most all of the case's."""
+        return list(range(min(self.batch_size, len(self.buffers.sets))))
 
     # --- the SampleTimer interface ---
 
     def calibrate(self, _call: object) -> None:
-        """Size the spin from the host's enqueue time, measure the event overhead and set the known spin."""
+        """Size the batches and the spin from a first small batch, measure the event overhead and set the
+        known spin."""
+        self.batch_size = FIRST_BATCH
         readings, _ = self._solution_batch()
+        estimate = _median([r.elapsed_s for r in readings])
+        self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))
         if self.protocol != "arena":
             return
         self.spin_s = _spin_for([r.host_span_s for r in readings])
         self.overhead_s = self._event_overhead()
-        estimate = _median([r.elapsed_s for r in readings])
         self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
 
     def start_trials(self) -> None:
