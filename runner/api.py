@@ -61,7 +61,7 @@ class MeasureConfig(_Model):
     max_seconds: float = Field(10.0, gt=0, description="wall-clock budget per case, warm-up excluded")
     warmup: bool = Field(True, description="the seed's warm-up: ten 5000x5000 matmuls before timing (GPU)")
     input_sets: int = Field(
-        8, ge=1, le=64, description="samples per batch, each on its own freshly drawn input set (memory permitting)"
+        64, ge=1, le=64, description="input sets of a case: the most samples per batch, memory permitting"
     )
 
 

@@ -22,14 +22,22 @@ REPLY_TIMEOUT_S = 3600.0
 
 @dataclass(frozen=True)
 class Reading:
-    """One timed sample as the launcher reported it; thread counts are those around its whole batch."""
+    """One timed sample as the launcher reported it."""
 
     elapsed_s: float
     covered_s: float | None
     host_span_s: float
+    modes: int
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One batch: its samples, the launcher's thread counts around it, and its time on the judge's clock."""
+
+    readings: list[Reading]
     threads_before: int
     threads_after: int
-    modes: int
+    wall_s: float
 
 
 class LauncherLink:
@@ -70,8 +78,8 @@ class LauncherLink:
 
     def time(
         self, sets: list[int], kind: str, spin_cycles: int, known_cycles: int, protocol: str
-    ) -> tuple[list[Reading], float]:
-        """Time one sample per listed set, back to back; the readings and the batch's time on the judge's clock."""
+    ) -> Batch:
+        """Time one sample per listed set, back to back."""
         message = {
             "op": "time",
             "sets": sets,
@@ -86,8 +94,8 @@ class LauncherLink:
         raw = reply.get("readings")
         if not isinstance(raw, list) or len(raw) != len(sets) or not all(isinstance(r, dict) for r in raw):
             raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
-        threads = reply.get("threads")
-        return [_reading(r, threads) for r in raw], wall
+        before, after = _threads(reply.get("threads"))
+        return Batch([_reading(r) for r in raw], before, after, wall)
 
     def warmup(self) -> None:
         self.request({"op": "warmup"})
@@ -100,16 +108,13 @@ class LauncherLink:
         self.channel.close()
 
 
-def _reading(raw: dict[str, Any], threads: Any) -> Reading:
-    before, after = _threads(threads)
+def _reading(raw: dict[str, Any]) -> Reading:
     covered = raw.get("covered_s")
     modes = raw.get("modes")
     return Reading(
         elapsed_s=_number(raw.get("elapsed_s")),
         covered_s=None if covered is None else _number(covered),
         host_span_s=_number(raw.get("host_span_s")),
-        threads_before=before,
-        threads_after=after,
         modes=modes if type(modes) is int else 1,
     )
 

@@ -12,3 +12,16 @@ EMPTY_KERNEL_NCU_US: dict[str, float] = {
     # 2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h100_uncorrected.md.
     "NVIDIA H100 80GB HBM3": 2.11,
 }
+
+# The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would
+# let a launcher that inflates its empty-kernel reading shave real time off every sample.
+MAX_EVENT_OVERHEAD_S = 3e-6
+
+
+def event_overhead_s(empty_kernel_s: float, device_name: str) -> float:
+    """What to subtract from every sample: the empty kernel's time under the arena protocol minus its ncu
+    duration on this GPU model, within [0, MAX_EVENT_OVERHEAD_S]; 0 for a model without a record."""
+    reference_us = EMPTY_KERNEL_NCU_US.get(device_name)
+    if reference_us is None:
+        return 0.0
+    return min(max(empty_kernel_s - reference_us * 1e-6, 0.0), MAX_EVENT_OVERHEAD_S)

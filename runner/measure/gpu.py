@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.measure.calibration import EMPTY_KERNEL_NCU_US
+from runner.measure.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
 
 log = logging.getLogger(__name__)
 
@@ -137,10 +137,8 @@ class ArenaEventTimer:
         that Nsight Compute's gpu__time_duration does not. The empty kernel's ncu duration is a property of
         the GPU model, recorded by bench/timing_fidelity.py; on a model without a record nothing is subtracted.
         """
-        reference_us = EMPTY_KERNEL_NCU_US.get(self._torch.cuda.get_device_name(self.device_index))
-        if reference_us is None:
-            return 0.0
-        return max(self.empty_kernel_s() - reference_us * 1e-6, 0.0)
+        name = self._torch.cuda.get_device_name(self.device_index)
+        return event_overhead_s(self.empty_kernel_s(), name) if name in EMPTY_KERNEL_NCU_US else 0.0
 
     def __call__(self, call: Callable[[], object]) -> float | None:
         elapsed = self._sample(call)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from runner.case_buffers import CaseBuffers
 from runner.errors import IntegrityError
-from runner.launcher_link import LauncherLink, Reading
-from runner.measure.calibration import EMPTY_KERNEL_NCU_US
+from runner.launcher_link import Batch, LauncherLink, Reading
+from runner.measure.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
 from runner.measure.gpu import MAX_SPIN_S, SPIN_MARGIN_S, GpuSensors
 
 MIN_CHECKED_BATCHES = 5
@@ -36,9 +36,6 @@ MIN_CHECKED_BATCHES = 5
 # that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
 BATCH_BUDGET_S = 20e-3
 FIRST_BATCH = 3
-# The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would
-# let a launcher that inflates its empty-kernel reading shave real time off every sample.
-MAX_EVENT_OVERHEAD_S = 3e-6
 KNOWN_SPIN_MIN_S = 20e-6
 KNOWN_SPIN_MAX_S = 1e-3
 # The calibration samples' median must match the known spin within this (relative, absolute).
@@ -148,7 +145,7 @@ class JudgedTimer:
         """Size the batches and the spin from a first small batch, measure the event overhead and set the
         known spin."""
         self.batch_size = FIRST_BATCH
-        readings, _ = self._solution_batch()
+        readings = self._solution_batch().readings
         estimate = _median([r.elapsed_s for r in readings])
         self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))
         if self.protocol != "arena":
@@ -210,44 +207,35 @@ class JudgedTimer:
     def _run_batch(self) -> None:
         # Each batch of the launcher follows GPU work of the judge (drawing the inputs, or verifying the outputs),
         # so both kinds pay the same switch between the two processes' contexts.
-        readings, solution_wall = self._timed_solution_batch()
-        self._check_solution_batch(readings)
-        kept = [self._kept(r) for r in readings]
+        batch = self._solution_batch()
+        kept = [self._kept(r) for r in batch.readings]
         uncovered = sum(k is None for k in kept)
         if self.sensors is not None and self.sensors.throttled():
             kept = [None] * len(kept)
         if self.trials and self.protocol != "seed":
-            calibration, calibration_wall = self._calibration_batch()
+            calibration = self._calibration_batch()
             known = 0.0
             if self.protocol == "arena":
                 known = self._own_spin_seconds(self.known_cycles, repeat=3)
-                self.calibration.append((_median([r.elapsed_s for r in calibration]), known))
-            self.wall.add(solution_wall, calibration_wall, known, readings, self.spin_s)
+                self.calibration.append((_median([r.elapsed_s for r in calibration.readings]), known))
+            self.wall.add(batch.wall_s, calibration.wall_s, known, batch.readings, self.spin_s)
         self.pending.extend(kept)
         # A lone late sample (a pause of the host) is only dropped. Only when many are late does the spin grow, so
         # that one hiccup does not lengthen every later sample; the spin is the same for a batch and its
         # calibration batch, which the wall-clock check needs.
         if uncovered * UNCOVERED_GROWTH_FRACTION[1] > len(kept) * UNCOVERED_GROWTH_FRACTION[0]:
-            self.spin_s = max(self.spin_s, _spin_for([r.host_span_s for r in readings]))
+            self.spin_s = max(self.spin_s, _spin_for([r.host_span_s for r in batch.readings]))
             self.spin_s = min(2 * self.spin_s, MAX_SPIN_S)
 
-    def _solution_batch(self) -> tuple[list[Reading], float]:
-        readings, wall = self._timed_solution_batch()
-        self._check_solution_batch(readings)
-        return readings, wall
-
-    def _timed_solution_batch(self) -> tuple[list[Reading], float]:
-        """Draw every set afresh and time one solution sample on each."""
+    def _solution_batch(self) -> Batch:
+        """Draw every set afresh, time one solution sample on each, then check every one of them: its output,
+        its snapshot and the modes; and the batch's threads."""
         for k in self.sets:
             self.buffers.draw_next(k, self.seed, self.index)
         self._sync()
-        readings, wall = self.link.time(self.sets, "solution", self._spin_cycles(), 0, self.protocol)
-        self._check_sum(readings, wall)
-        return readings, wall
-
-    def _check_solution_batch(self, readings: list[Reading]) -> None:
-        """Verify every set's output, its snapshot, the modes and the threads of each sample."""
-        for k, reading in zip(self.sets, readings, strict=True):
+        batch = self.link.time(self.sets, "solution", self._spin_cycles(), 0, self.protocol)
+        self._check_sum(batch)
+        for k, reading in zip(self.sets, batch.readings, strict=True):
             self.verify(k)
             if not self.buffers.snapshots_match(k):
                 raise IntegrityError(
@@ -260,19 +248,20 @@ class JudgedTimer:
                     "The solution left a torch function or dispatch mode active after it returned. Exit every "
                     "mode before returning."
                 )
-            if self.trials and reading.threads_after > reading.threads_before:
-                raise IntegrityError(
-                    f"The solution left {reading.threads_after - reading.threads_before} host thread(s) running "
-                    "after it returned. Join every thread before returning."
-                )
+        if self.trials and batch.threads_after > batch.threads_before:
+            raise IntegrityError(
+                f"The solution left {batch.threads_after - batch.threads_before} host thread(s) running after it "
+                "returned. Join every thread before returning."
+            )
         self._sync()
+        return batch
 
-    def _calibration_batch(self) -> tuple[list[Reading], float]:
+    def _calibration_batch(self) -> Batch:
         """The same samples with the known spin (the empty call on the CPU) in the solution's place."""
         known = self.known_cycles if self.protocol == "arena" else 0
-        readings, wall = self.link.time(self.sets, "spin", self._spin_cycles(), known, self.protocol)
-        self._check_sum(readings, wall)
-        return readings, wall
+        batch = self.link.time(self.sets, "spin", self._spin_cycles(), known, self.protocol)
+        self._check_sum(batch)
+        return batch
 
     def _kept(self, reading: Reading) -> float | None:
         if reading.covered_s is not None and reading.covered_s < reading.host_span_s:
@@ -280,8 +269,8 @@ class JudgedTimer:
         # Never below half the raw reading: the correction is small next to any real kernel.
         return max(reading.elapsed_s - self.overhead_s, reading.elapsed_s / 2)
 
-    def _check_sum(self, readings: list[Reading], wall: float) -> None:
-        reported = sum(r.elapsed_s for r in readings)
+    def _check_sum(self, batch: Batch) -> None:
+        reported, wall = sum(r.elapsed_s for r in batch.readings), batch.wall_s
         if reported > wall:
             raise IntegrityError(
                 f"The reported times ({reported * 1e6:.1f} µs in all) were longer than the whole batch took on the "
@@ -301,14 +290,13 @@ class JudgedTimer:
 
     def _event_overhead(self) -> float:
         """The empty kernel's median under the launcher's protocol minus its ncu duration on this GPU model."""
-        reference_us = EMPTY_KERNEL_NCU_US.get(self.device_name)
-        if reference_us is None:
-            return 0.0
+        if self.device_name not in EMPTY_KERNEL_NCU_US:
+            return 0.0  # nothing to subtract: no need to time the empty kernel
         empty: list[float] = []
         while len(empty) < 32:
-            readings, _ = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.protocol)
-            empty += [r.elapsed_s for r in readings]
-        return min(max(_median(empty) - reference_us * 1e-6, 0.0), MAX_EVENT_OVERHEAD_S)
+            batch = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.protocol)
+            empty += [r.elapsed_s for r in batch.readings]
+        return event_overhead_s(_median(empty), self.device_name)
 
     def _measure_known_spin(self, target_s: float) -> None:
         """Find this GPU's spin rate with the judge's own events, then the duration of the known spin."""
