@@ -76,8 +76,13 @@ def judge(mode: str) -> dict[str, object]:
     out, _ = proc.communicate(timeout=120)
     torch.cuda.synchronize()
     ok = bool(reply) and torch.equal(y, 2 * x)
-    return {"mode": mode, "shared_ok": ok, "reply": reply.decode() or None, "child_rc": proc.returncode,
-            "child_output": out.decode(errors="replace")[-600:]}
+    return {
+        "mode": mode,
+        "shared_ok": ok,
+        "reply": reply.decode() or None,
+        "child_rc": proc.returncode,
+        "child_output": out.decode(errors="replace")[-600:],
+    }
 
 
 def main() -> None:

@@ -3,8 +3,11 @@
     python bench/timing_fidelity.py --out bench/results/timing_fidelity_h100.md
 
 For each calibration kernel it prints the runtime from each method and checks the targets: within
-max(5 %, 0.5 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. With `--repeat N` it
-also runs one submission N times, each in a fresh worker process, and reports the spread of its medians.
+max(5 %, 0.5 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The table times each
+kernel in this process; `--split` also runs the CUDA examples through the real runner (the judge and the
+launcher, every call checked) and sets each case beside ncu's reading of the same kernel at the same dims.
+With `--repeat N` it runs one submission N times, each in fresh processes, and reports the spread of its
+medians.
 Needs a CUDA GPU, nvcc, and ncu on PATH (or `--skip-ncu`).
 """
 
@@ -27,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import MeasureConfig  # noqa: E402
+from runner.api import JobRequest, MeasureConfig  # noqa: E402
 from runner.measure.gpu import ArenaEventTimer, reset_persisting_l2  # noqa: E402
 from runner.measure.measurement import Measurement  # noqa: E402
 from runner.measure.timers import SeedEventTimer, seed_warmup  # noqa: E402
@@ -139,11 +142,19 @@ KERNELS = [
 ]
 
 
-def ncu_child(index: int) -> None:
+def _child_kernel(spec: str) -> Kernel:
+    """A kernel of the table by index, or `EXAMPLE:SLUG:D1xD2...`: an example at one case's dims."""
+    if spec.isdigit():
+        return KERNELS[int(spec)]
+    example, slug, dims = spec.split(":")
+    return Kernel(spec, _cuda_example(example, slug, tuple(int(d) for d in dims.split("x"))))
+
+
+def ncu_child(spec: str) -> None:
     """Runs under ncu: each iteration of the kernel inside an NVTX range, so setup kernels are not profiled."""
     import torch
 
-    calls = KERNELS[index].setup(1)
+    calls = _child_kernel(spec).setup(1)
     calls[0]()
     torch.cuda.synchronize()
     for _ in range(NCU_ITERATIONS):
@@ -153,7 +164,7 @@ def ncu_child(index: int) -> None:
     torch.cuda.synchronize()
 
 
-def ncu_runtime_us(index: int) -> float | None:
+def ncu_runtime_us(spec: str) -> float | None:
     """Median over iterations of the summed `gpu__time_duration.sum` of the kernels in one iteration."""
     ncu = shutil.which("ncu")
     if ncu is None:
@@ -171,13 +182,13 @@ def ncu_runtime_us(index: int) -> float | None:
         sys.executable,
         __file__,
         "--ncu-child",
-        str(index),
+        spec,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     text = proc.stdout[proc.stdout.find('"ID"') :]
     rows = [r for r in csv.DictReader(io.StringIO(text)) if r.get("Metric Name") == "gpu__time_duration.sum"]
     if not rows:
-        print(f"ncu gave no rows for {KERNELS[index].name}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+        print(f"ncu gave no rows for {spec}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
         return None
     scale = {"ns": 1e-3, "nsec": 1e-3, "nsecond": 1e-3, "us": 1.0, "usec": 1.0, "usecond": 1.0, "ms": 1e3, "msec": 1e3}
     units = {r["Metric Unit"] for r in rows}
@@ -271,23 +282,57 @@ def render(rows: list[Row], device: str) -> str:
     return "\n".join(out)
 
 
-async def repeat_submission(times: int, example: str, slug: str) -> str:
-    from runner.api import JobRequest
+SPLIT_EXAMPLES = (("vector_add.cu", "vector_add"), ("matmul_naive.cu", "matmul"))
+
+
+def _request(example: str, slug: str, submission_id: str) -> JobRequest:
+    language = "cuda" if example.endswith(".cu") else "python"
+    source = (ROOT / "examples" / example).read_text()
+    return JobRequest(
+        submission_id=submission_id,
+        problem_slug=slug,
+        language=language,
+        file_name=example,
+        source=source,
+        device_kind="gpu",
+    )
+
+
+async def through_the_runner(example: str, slug: str, *, skip_ncu: bool) -> str:
+    """One submission through the real runner (judge and launcher, fresh inputs on every call, the checks),
+    each case against ncu's reading of the same kernel at the same dims."""
     from runner.local import run_job
 
-    source = (ROOT / "examples" / example).read_text()
-    language = "cuda" if example.endswith(".cu") else "python"
+    result = await run_job(_request(example, slug, f"fidelity-split-{slug}"))
+    if result.status != "passed":
+        return f"{example} did not pass through the runner: {result.error}"
+    lines = [
+        f"## {example} ({slug}) through the runner: judge and launcher processes",
+        "",
+        "Every sample on a fresh input set, verified; runner = the judge's median; clock = the judge's own",
+        "wall-clock estimate of one call.",
+        "",
+        "| case | ncu | runner | Δ vs ncu | within target | samples | clock |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for t in result.timings:
+        spec = f"{example}:{slug}:{'x'.join(str(d) for d in t.dims)}"
+        ncu = None if skip_ncu else ncu_runtime_us(spec)
+        delta = "n/a" if ncu is None else f"{t.runtime_median_us - ncu:+.2f} ({(t.runtime_median_us - ncu) / ncu:+.1%})"
+        clock = "n/a" if t.wall_clock_us is None else f"{t.wall_clock_us:.2f}"
+        lines.append(
+            f"| {t.name} | {'n/a' if ncu is None else f'{ncu:.2f}'} | {t.runtime_median_us:.2f} | {delta} | "
+            f"{within_target(t.runtime_median_us, ncu)} | {t.samples} | {clock} |"
+        )
+    return "\n".join(lines)
+
+
+async def repeat_submission(times: int, example: str, slug: str) -> str:
+    from runner.local import run_job
+
     medians: list[list[float]] = []
     for i in range(times):
-        request = JobRequest(
-            submission_id=f"fidelity-repeat-{i}",
-            problem_slug=slug,
-            language=language,
-            file_name=example,
-            source=source,
-            device_kind="gpu",
-        )
-        result = await run_job(request)
+        result = await run_job(_request(example, slug, f"fidelity-repeat-{i}"))
         if result.status != "passed":
             return f"repeat run {i} did not pass: {result.error}"
         medians.append([t.runtime_median_us for t in result.timings])
@@ -307,10 +352,11 @@ async def repeat_submission(times: int, example: str, slug: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ncu-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--ncu-child", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help="also write the table (markdown) here")
     parser.add_argument("--skip-ncu", action="store_true")
     parser.add_argument("--only", help="run only kernels whose name contains this")
+    parser.add_argument("--split", action="store_true", help="also time the CUDA examples through the runner")
     parser.add_argument("--repeat", type=int, default=0, help="fresh-process runs of one submission")
     parser.add_argument("--repeat-example", default="matmul_naive.cu")
     parser.add_argument("--repeat-problem", default="matmul")
@@ -326,13 +372,16 @@ def main() -> None:
     for index, kernel in enumerate(KERNELS):
         if args.only and args.only not in kernel.name:
             continue
-        ncu = None if args.skip_ncu else ncu_runtime_us(index)
+        ncu = None if args.skip_ncu else ncu_runtime_us(str(index))
         arena, n, dropped, conv, wall, clock, seed, seed_n, bench = measure_kernel(kernel)
         rows.append(Row(kernel.name, ncu, arena, n, dropped, conv, wall, clock, seed, seed_n, bench))
         print(
             f"{kernel.name}: ncu {ncu}, arena {arena:.2f} ({n} samples, {dropped} dropped), seed {seed:.2f}", flush=True
         )
     report = render(rows, device)
+    if args.split:
+        for example, slug in SPLIT_EXAMPLES:
+            report += "\n\n" + asyncio.run(through_the_runner(example, slug, skip_ncu=args.skip_ncu))
     if args.repeat:
         report += "\n\n" + asyncio.run(repeat_submission(args.repeat, args.repeat_example, args.repeat_problem))
     print(report)

@@ -215,12 +215,25 @@ class JobStatus(_Model):
     result: SubmissionResult | None = None
 
 
+class MeasuredPeaks(_Model):
+    """Rates measured on one GPU by `runner.measure.peak_probe`: what the physical floor divides by."""
+
+    device: str = Field(description="the GPU's name as torch reports it")
+    bandwidth_gbps: float = Field(gt=0, description="the best of a streaming copy and a streaming read, GB/s")
+    ceiling_gflops: dict[str, float] = Field(
+        description="by dtype: the best dense matmul rate of any unit (TF32 tensor cores for float32), GFLOPS"
+    )
+    torch: str
+    measured_at: float = Field(description="Unix time of the measurement")
+
+
 class GpuInfo(_Model):
     index: int
     name: str
     uuid: str
     capability: str
     memory_mib: int | None = None
+    peaks: MeasuredPeaks | None = Field(None, description="rates measured on this GPU as its slot started")
 
 
 class HealthInfo(_Model):

@@ -26,6 +26,7 @@ from runner.api import (
     JobEvent,
     JobRequest,
     MeasureConfig,
+    MeasuredPeaks,
     SubmissionResult,
     TestOutcome,
     arithmetic_mean,
@@ -42,7 +43,7 @@ from runner.errors import (
     UnsupportedDtypeError,
     WrongAnswerError,
 )
-from runner.hardware import implausible_time, physical_floor_s, spec_for
+from runner.hardware import implausible_time, physical_floor, spec_for
 from runner.launcher_link import LauncherLink
 from runner.loader import Solution, load_cuda_solution, load_python_solution
 from runner.measure import measure_case
@@ -77,6 +78,7 @@ class Evaluation:
     request: JobRequest
     workdir: Path
     events: EventStream
+    peaks: MeasuredPeaks | None = None
     problem: Problem = field(init=False)
     device: str = field(init=False)
     device_kind: DeviceKind = field(init=False)
@@ -119,12 +121,15 @@ class Evaluation:
         )
 
 
-def evaluate(request: JobRequest, workdir: Path, sink: EventSink, link: LauncherLink) -> SubmissionResult:
+def evaluate(
+    request: JobRequest, workdir: Path, sink: EventSink, link: LauncherLink, peaks: MeasuredPeaks | None = None
+) -> SubmissionResult:
     """Judge one job to completion and return its result; the `done` event carries the same result.
 
-    The submission runs in the launcher behind `link`; this process never loads it.
+    The submission runs in the launcher behind `link`; this process never loads it. `peaks` are the rates the
+    runner measured on this GPU, for the physical floor.
     """
-    ev = Evaluation(request, workdir, EventStream(sink))
+    ev = Evaluation(request, workdir, EventStream(sink), peaks)
     try:
         result = _run(ev, link)
     except SubmissionError as exc:
@@ -278,10 +283,11 @@ CPU_POOL_BYTES = 16 * 1024**2
 
 def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None:
     """Reject a time no correct kernel can reach on this GPU: it must never be ranked."""
-    spec = spec_for(ev.device) if ev.device_kind == "gpu" else None
     floor = None
-    if spec is not None:
-        floor = physical_floor_s(spec, timing.flops, timing.bytes, ev.request.dtype)
+    if ev.device_kind == "gpu":
+        # Peaks measured on another GPU (a CLI run that sees several) say nothing about this one.
+        peaks = ev.peaks if ev.peaks is not None and ev.peaks.device == ev.device else None
+        floor = physical_floor(timing.flops, timing.bytes, ev.request.dtype, spec_for(ev.device), peaks)
     reason = implausible_time(timing.runtime_median_us / 1e6, floor)
     if reason is not None:
         raise ImplausibleTimeError(f"Case {case['name']} was rejected: {reason}.")
@@ -319,9 +325,7 @@ def _run_benchmark(
 
     try:
         _share(ev, link, buffers, reset_l2=config.method == "arena")
-        timer = JudgedTimer(
-            link, buffers, verify, config.method, seed, index, device_name=ev.device, sensors=sensors
-        )
+        timer = JudgedTimer(link, buffers, verify, config.method, seed, index, device_name=ev.device, sensors=sensors)
         with _failures_on(case["name"], timed=True):
             timing = measure_case(
                 [None],

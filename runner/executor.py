@@ -18,6 +18,8 @@ from runner.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_
 from runner.settings import RunnerSettings
 
 DEFAULT_JOB_TIMEOUT_S = 900.0
+# Beside the judge's request: the rates measured on the slot's GPU, when the runner has them.
+PEAKS_FILE = "peaks.json"
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,11 @@ class Executor:
     output_limit: int = 64 * 1024
     max_file_mb: int = 512
     cache_max_bytes: int = DEFAULT_CACHE_MAX_BYTES
+
+    @property
+    def state_dir(self) -> Path:
+        """The runner's private state: jobs' directories and the GPUs' measured peaks."""
+        return self.jobs_dir.parent
 
     @classmethod
     async def from_settings(cls, settings: RunnerSettings) -> Executor:
@@ -102,6 +109,7 @@ def judge_argv(
     executor: Executor, job: JobDir, events_fd: int | None, channel_fd: int, wait_fd: int | None
 ) -> list[str]:
     args = ["--request", str(job.in_dir / "request.json"), "--workdir", str(job.scratch / "work")]
+    args += ["--peaks", str(job.in_dir / PEAKS_FILE)]
     args += ["--events-fd", str(events_fd), "--channel-fd", str(channel_fd)]
     if wait_fd is not None:
         args += ["--wait-fd", str(wait_fd)]

@@ -56,8 +56,7 @@ class CallSet:
     @classmethod
     def of(cls, call: BoundCall, outputs: Sequence[torch.Tensor], snapshots: Sequence[torch.Tensor]) -> CallSet:
         copies = [
-            (s.data_ptr(), o.data_ptr(), o.numel() * o.element_size())
-            for o, s in zip(outputs, snapshots, strict=True)
+            (s.data_ptr(), o.data_ptr(), o.numel() * o.element_size()) for o, s in zip(outputs, snapshots, strict=True)
         ]
         return cls(call, copies)
 

@@ -22,10 +22,12 @@ from runner.api import (
     JobRequest,
     JobState,
     JobStatus,
+    MeasuredPeaks,
     SubmissionResult,
     ValidateReport,
     ValidateRequest,
 )
+from runner.device_peaks import device_peaks
 from runner.devices import Gpu, Slot, plan_slots, query_gpus
 from runner.executor import Executor, WarmWorker, start_warm_worker
 from runner.local import failure_result, run_job, run_validation
@@ -33,7 +35,6 @@ from runner.metrics import Metrics
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
-
 
 
 class QueueFullError(Exception):
@@ -129,6 +130,7 @@ class JobManager:
         self.queue: deque[Job | _Validation] = deque()
         self.slots: list[Slot] = []
         self.gpus: list[Gpu] = []
+        self.peaks: dict[str, MeasuredPeaks] = {}  # by GPU UUID
         self.busy = 0
         self.executor: Executor | None = None
         self._ready = asyncio.Event()
@@ -251,6 +253,12 @@ class JobManager:
         """Run the queue's items on one slot, one at a time. With RUNNER_WARM_WORKERS the next job's processes
         are always started ahead: when the slot starts, and as each job begins. They import torch and wait;
         they create no CUDA context until their job comes, so a timed job still has the GPU to itself."""
+        if slot.is_gpu:
+            # Before any worker exists on this GPU, so the probe has it to itself; jobs queue meanwhile.
+            assert self.executor is not None
+            peaks = await device_peaks(self.executor.sandbox.policy.python, slot, self.executor.state_dir)
+            if peaks is not None:
+                self.peaks[slot.env.get("CUDA_VISIBLE_DEVICES", "")] = peaks
         while True:
             if self.settings.warm_workers:
                 await self._start_warm(slot)

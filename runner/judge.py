@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from runner.api import JobEvent, JobRequest
+from runner.api import JobEvent, JobRequest, MeasuredPeaks
 
 
 def _wait_for_job(fd: int) -> bool:
@@ -32,12 +32,21 @@ def _wait_for_job(fd: int) -> bool:
         return channel.readline().strip() == b"go"
 
 
+def _read_peaks(path: Path | None) -> MeasuredPeaks | None:
+    """The runner writes the file beside the request when it has measured this GPU; without it the physical
+    floor uses the datasheet alone."""
+    if path is None or not path.is_file():
+        return None
+    return MeasuredPeaks.model_validate_json(path.read_text(encoding="utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="runner.judge")
     parser.add_argument("--request", type=Path, required=True)
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--events-fd", type=int, required=True)
     parser.add_argument("--channel-fd", type=int, required=True, help="the judge's end of the launcher channel")
+    parser.add_argument("--peaks", type=Path, help="the rates measured on this GPU (MeasuredPeaks JSON), if any")
     parser.add_argument("--wait-fd", type=int, help="started ahead: prepare, then wait for `go` on this fd")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
@@ -45,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     request = JobRequest.model_validate_json(args.request.read_text(encoding="utf-8"))
+    peaks = _read_peaks(args.peaks)
     pipe = os.fdopen(args.events_fd, "w", buffering=1, encoding="utf-8")
 
     def send(event: JobEvent) -> None:
@@ -57,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     link = LauncherLink(Channel.from_fd(args.channel_fd))
     try:
-        evaluate(request, args.workdir, send, link)
+        evaluate(request, args.workdir, send, link, peaks)
     finally:
         link.close()
         pipe.close()

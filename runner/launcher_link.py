@@ -76,9 +76,7 @@ class LauncherLink:
         threads = reply.get("threads")
         return _threads(threads)
 
-    def time(
-        self, sets: list[int], kind: str, spin_cycles: int, known_cycles: int, protocol: str
-    ) -> Batch:
+    def time(self, sets: list[int], kind: str, spin_cycles: int, known_cycles: int, protocol: str) -> Batch:
         """Time one sample per listed set, back to back."""
         message = {
             "op": "time",

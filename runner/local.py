@@ -34,10 +34,12 @@ from runner.api import (
     ValidateRequest,
 )
 from runner.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
+from runner.device_peaks import device_peaks
 from runner.devices import Slot, default_slot
 from runner.errors import CompileError, trim_log
 from runner.executor import (
     DEFAULT_JOB_TIMEOUT_S,
+    PEAKS_FILE,
     Deadlines,
     Executor,
     WarmWorker,
@@ -228,6 +230,12 @@ class _JobRun:
     async def evaluate(self) -> SubmissionResult:
         request_file = self.judge_job.in_dir / "request.json"
         await asyncio.to_thread(request_file.write_text, self.request.model_dump_json(), encoding="utf-8")
+        if self.request.device_kind != "cpu":
+            # Measured once per GPU (the daemon does it as the slot starts) and kept on disk after that.
+            peaks = await device_peaks(self.executor.sandbox.policy.python, self.slot, self.executor.state_dir)
+            if peaks is not None:
+                peaks_file = self.judge_job.in_dir / PEAKS_FILE
+                await asyncio.to_thread(peaks_file.write_text, peaks.model_dump_json(), encoding="utf-8")
         deadlines = self.executor.deadlines
         clock = _PhaseClock(deadlines, self.request.mode, self.started + deadlines.job_s)
         spawned = time.monotonic()
@@ -245,8 +253,12 @@ class _JobRun:
                 return result
             if problem is None:  # the judge's pipe ended without a result
                 returncode = await processes.judge.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
-                log.error("job %s: the judge ended without a result (exit %s): %s", self.request.submission_id,
-                          returncode, await processes.judge.output())
+                log.error(
+                    "job %s: the judge ended without a result (exit %s): %s",
+                    self.request.submission_id,
+                    returncode,
+                    await processes.judge.output(),
+                )
                 if not processes.launcher.alive:
                     return await self._launcher_failure(processes.launcher, clock)
                 return self.fail("internal", "The runner failed while judging this submission; it has been logged.")
@@ -258,8 +270,9 @@ class _JobRun:
         returncode = await launcher.wait(min(max(clock.remaining(), 0.1), PIPE_CLOSED_GRACE_S))
         if returncode is None:
             await launcher.stop()
-            return self.fail("crashed", "The solution's process stopped answering and was stopped.",
-                             await launcher.output())
+            return self.fail(
+                "crashed", "The solution's process stopped answering and was stopped.", await launcher.output()
+            )
         code, message = describe_exit(returncode, self.executor.max_file_mb)
         return self.fail(code, message, await launcher.output())
 

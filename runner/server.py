@@ -167,6 +167,7 @@ async def health(request: web.Request) -> web.Response:
             uuid=g.uuid,
             capability=f"{g.capability[0]}.{g.capability[1]}",
             memory_mib=g.memory_mib,
+            peaks=manager.peaks.get(g.uuid),
         )
         for g in manager.gpus
     ]

@@ -102,13 +102,17 @@ class _Driver:
     def map(self, handle: ctypes.c_uint64, size: int, device: int) -> int:
         ptr = ctypes.c_uint64()
         lib = self.lib
-        self.check(lib.cuMemAddressReserve(ctypes.byref(ptr), ctypes.c_size_t(size), ctypes.c_size_t(0),
-                                           ctypes.c_uint64(0), ctypes.c_uint64(0)), "cuMemAddressReserve")
-        self.check(lib.cuMemMap(ptr, ctypes.c_size_t(size), ctypes.c_size_t(0), handle, ctypes.c_uint64(0)),
-                   "cuMemMap")
+        self.check(
+            lib.cuMemAddressReserve(
+                ctypes.byref(ptr), ctypes.c_size_t(size), ctypes.c_size_t(0), ctypes.c_uint64(0), ctypes.c_uint64(0)
+            ),
+            "cuMemAddressReserve",
+        )
+        self.check(lib.cuMemMap(ptr, ctypes.c_size_t(size), ctypes.c_size_t(0), handle, ctypes.c_uint64(0)), "cuMemMap")
         access = _AccessDesc(_Location(_LOCATION_DEVICE, device), _ACCESS_READWRITE)
-        self.check(lib.cuMemSetAccess(ptr, ctypes.c_size_t(size), ctypes.byref(access), ctypes.c_size_t(1)),
-                   "cuMemSetAccess")
+        self.check(
+            lib.cuMemSetAccess(ptr, ctypes.c_size_t(size), ctypes.byref(access), ctypes.c_size_t(1)), "cuMemSetAccess"
+        )
         return ptr.value
 
 
@@ -162,11 +166,15 @@ class SharedArena:
         prop = drv.prop(dev)
         size = align(size, drv.granularity(prop))
         handle = ctypes.c_uint64()
-        drv.check(drv.lib.cuMemCreate(ctypes.byref(handle), ctypes.c_size_t(size), ctypes.byref(prop),
-                                      ctypes.c_uint64(0)), "cuMemCreate")
+        drv.check(
+            drv.lib.cuMemCreate(ctypes.byref(handle), ctypes.c_size_t(size), ctypes.byref(prop), ctypes.c_uint64(0)),
+            "cuMemCreate",
+        )
         fd = ctypes.c_int(-1)
-        drv.check(drv.lib.cuMemExportToShareableHandle(ctypes.byref(fd), handle, _HANDLE_POSIX_FD,
-                                                       ctypes.c_uint64(0)), "cuMemExportToShareableHandle")
+        drv.check(
+            drv.lib.cuMemExportToShareableHandle(ctypes.byref(fd), handle, _HANDLE_POSIX_FD, ctypes.c_uint64(0)),
+            "cuMemExportToShareableHandle",
+        )
         return cls._map_cuda(drv, handle, fd.value, size, dev)
 
     @classmethod
@@ -176,8 +184,10 @@ class SharedArena:
             return cls._map_cpu(fd, size)
         drv = _cuda()
         handle = ctypes.c_uint64()
-        drv.check(drv.lib.cuMemImportFromShareableHandle(ctypes.byref(handle), ctypes.c_void_p(fd),
-                                                         _HANDLE_POSIX_FD), "cuMemImportFromShareableHandle")
+        drv.check(
+            drv.lib.cuMemImportFromShareableHandle(ctypes.byref(handle), ctypes.c_void_p(fd), _HANDLE_POSIX_FD),
+            "cuMemImportFromShareableHandle",
+        )
         return cls._map_cuda(drv, handle, fd, size, drv.device())
 
     @classmethod

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the GPU side of the project on a machine with a CUDA GPU: installs carried wheels (if any), runs the
 # `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
-# asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there), the examples
-# through the CLI, and whatever benchmarks are named in GPU_BENCH.
+# asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there; GPU_TESTS=none
+# runs none), the examples through the CLI (GPU_EXAMPLES=0 skips them), the benchmarks named in GPU_BENCH, and
+# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt).
 # Logs go to $OUT (default: ./gpu-logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
@@ -22,14 +23,22 @@ export PYTHONUNBUFFERED=1
 
 arena() { python3 -m arena "$@"; }
 status=0
-python3 -m pytest -p no:cacheprovider -m "${GPU_MARK-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
+[ "${GPU_TESTS:-}" = none ] || python3 -m pytest -p no:cacheprovider -m "${GPU_MARK-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-{
+[ "${GPU_EXAMPLES:-1}" = 0 ] || {
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store
   echo; echo "\$ arena submit matmul examples/matmul_triton.py --no-store"; arena submit matmul examples/matmul_triton.py --no-store
   echo; echo "\$ arena submit vector_add examples/vector_add.cu --no-store"; arena submit vector_add examples/vector_add.cu --no-store
 } 2>&1 | tee "$OUT/examples.txt"
 for bench in ${GPU_BENCH:-}; do
   python3 "$bench" 2>&1 | tee "$OUT/$(basename "$bench" .py).txt"
+done
+n=0
+IFS=';' read -ra commands <<< "${GPU_RUN:-}"
+for command in "${commands[@]}"; do
+  [ -n "${command// }" ] || continue
+  n=$((n + 1))
+  { echo "\$ $command"; bash -c "$command"; } 2>&1 | tee "$OUT/run-$n.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
 exit $status

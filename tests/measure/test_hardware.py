@@ -4,9 +4,27 @@ from __future__ import annotations
 
 import pytest
 
-from runner.hardware import FLOOR_MARGIN, implausible_time, physical_floor_s, spec_for
+from runner.api import MeasuredPeaks
+from runner.hardware import (
+    DATASHEET_HEADROOM,
+    MEASURED_BANDWIDTH_HEADROOM,
+    MEASURED_COMPUTE_HEADROOM,
+    implausible_time,
+    physical_floor,
+    spec_for,
+)
 
-H100 = spec_for("NVIDIA H100 80GB HBM3")
+H100_NAME = "NVIDIA H100 80GB HBM3"
+H100 = spec_for(H100_NAME)
+# What runner.measure.peak_probe reported on the H100 the timings below come from
+# (bench/results/peaks_h100.json).
+H100_MEASURED = MeasuredPeaks(
+    device=H100_NAME,
+    bandwidth_gbps=3000.0,
+    ceiling_gflops={"float32": 380_000.0, "float16": 680_000.0, "bfloat16": 680_000.0},
+    torch="2.11.0+cu130",
+    measured_at=0.0,
+)
 
 
 def test_device_names_with_suffixes_find_their_spec():
@@ -16,11 +34,41 @@ def test_device_names_with_suffixes_find_their_spec():
 
 def test_floor_is_bandwidth_bound_for_an_add_and_compute_bound_for_a_large_matmul():
     n = 1 << 26
-    add = physical_floor_s(H100, n, 12 * n, "float32")
-    assert add == pytest.approx(12 * n / 3350e9)
+    add = physical_floor(n, 12 * n, "float32", H100, None)
+    assert add is not None and add.seconds == pytest.approx(12 * n / (3350e9 * DATASHEET_HEADROOM))
+    assert "datasheet" in add.basis and "GB/s" in add.basis
     m = 4096
-    matmul = physical_floor_s(H100, 2 * m**3, 12 * m * m, "float32")
-    assert matmul == pytest.approx(2 * m**3 / 494_700e9)
+    matmul = physical_floor(2 * m**3, 12 * m * m, "float32", H100, None)
+    assert matmul is not None and matmul.seconds == pytest.approx(2 * m**3 / (494_700e9 * DATASHEET_HEADROOM))
+    assert "GFLOPS" in matmul.basis
+
+
+def test_measured_peaks_tighten_the_floor_where_they_are_below_the_datasheet():
+    n = 1 << 26
+    floor = physical_floor(n, 12 * n, "float32", H100, H100_MEASURED)
+    assert floor is not None
+    assert floor.seconds == pytest.approx(12 * n / (H100_MEASURED.bandwidth_gbps * MEASURED_BANDWIDTH_HEADROOM * 1e9))
+    assert "measured" in floor.basis
+    datasheet_only = physical_floor(n, 12 * n, "float32", H100, None)
+    assert datasheet_only is not None and floor.seconds > datasheet_only.seconds
+
+
+def test_a_gpu_missing_from_the_table_gets_a_floor_from_its_measured_peaks():
+    unknown = H100_MEASURED.model_copy(update={"device": "NVIDIA RTX 6000 Ada Generation"})
+    assert spec_for(unknown.device) is None
+    m = 4096
+    floor = physical_floor(2 * m**3, 12 * m * m, "float16", None, unknown)
+    assert floor is not None
+    assert floor.seconds == pytest.approx(2 * m**3 / (680_000e9 * MEASURED_COMPUTE_HEADROOM))
+    assert physical_floor(2 * m**3, 12 * m * m, "float16", None, None) is None
+
+
+def test_a_datasheet_tighter_than_a_slow_measurement_still_bounds_the_floor():
+    # A probe run on a throttled GPU must not loosen the floor below what the datasheet alone gives.
+    slow = H100_MEASURED.model_copy(update={"bandwidth_gbps": 10_000.0})
+    n = 1 << 26
+    floor = physical_floor(n, 12 * n, "float32", H100, slow)
+    assert floor is not None and "datasheet" in floor.basis
 
 
 # (flops, bytes, dtype, median µs) measured on an H100 by bench/timing_fidelity.py and the examples
@@ -37,13 +85,17 @@ MEASURED_ON_H100 = [
 
 @pytest.mark.parametrize(("flops", "nbytes", "dtype", "median_us"), MEASURED_ON_H100)
 def test_no_time_measured_on_real_hardware_is_called_impossible(flops, nbytes, dtype, median_us):
-    floor = physical_floor_s(H100, flops, nbytes, dtype)
-    assert implausible_time(median_us * 1e-6, floor) is None
+    for peaks in (None, H100_MEASURED):
+        floor = physical_floor(flops, nbytes, dtype, H100, peaks)
+        assert implausible_time(median_us * 1e-6, floor) is None
 
 
 def test_times_under_the_floor_zero_negative_and_nan_are_rejected():
-    floor = physical_floor_s(H100, 1 << 26, 12 << 26, "float32")
-    assert "physical floor" in implausible_time(floor * FLOOR_MARGIN * 0.99, floor)
+    floor = physical_floor(1 << 26, 12 << 26, "float32", H100, H100_MEASURED)
+    assert floor is not None
+    reason = implausible_time(floor.seconds * 0.99, floor)
+    assert reason is not None and "physical floor" in reason and "measured" in reason
+    assert implausible_time(floor.seconds * 1.01, floor) is None
     for bad in (0.0, -1.0, float("nan"), float("inf")):
-        assert "not a positive finite number" in implausible_time(bad, floor)
+        assert "not a positive finite number" in (implausible_time(bad, floor) or "")
     assert implausible_time(1e-9, None) is None
