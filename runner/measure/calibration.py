@@ -11,6 +11,8 @@ from __future__ import annotations
 EMPTY_KERNEL_NCU_US: dict[str, float] = {
     # 2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h100_uncorrected.md.
     "NVIDIA H100 80GB HBM3": 2.11,
+    # 2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h200_uncorrected.md.
+    "NVIDIA H200": 1.34,
 }
 
 # The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would
