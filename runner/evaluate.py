@@ -275,10 +275,23 @@ def _run_test(ev: Evaluation, link: LauncherLink, case: TestCase, index: int, se
     )
 
 
-# The input sets of a case (one per sample of a batch) share this much memory; large cases keep at least one.
-INPUT_POOL_BYTES = 2 * 1024**3
+# The input sets of a case (one per sample of a batch) share a sixteenth of the GPU's memory, within these
+# bounds; large cases keep at least one set. The wall-clock check's resolution per call is the host's jitter
+# per batch divided by the batch's samples: with 2 GiB, a 2^26 vector add got 2 sets, and an honest kernel's
+# two-sample batches on an H200 once drifted 122 µs apart, past the 20 % bound.
+MIN_GPU_POOL_BYTES = 2 * 1024**3
+MAX_GPU_POOL_BYTES = 8 * 1024**3
 # On the CPU the arena is a memfd, which counts against the sandbox's file-size limit.
 CPU_POOL_BYTES = 16 * 1024**2
+
+
+def _pool_bytes(ev: Evaluation) -> int:
+    if ev.device_kind != "gpu":
+        return CPU_POOL_BYTES
+    import torch
+
+    total = int(torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory)
+    return min(max(total // 16, MIN_GPU_POOL_BYTES), MAX_GPU_POOL_BYTES)
 
 
 def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None:
@@ -310,8 +323,7 @@ def _run_benchmark(
     config = _measure_config(ev)
     bytes_per_set = max(ev.problem.get_bytes(case, ev.request.dtype), 1)
     # Small cases get many sets (big batches), so that the wall-clock check averages the host's jitter.
-    pool = INPUT_POOL_BYTES if ev.device_kind == "gpu" else CPU_POOL_BYTES
-    n_sets = max(1, min(config.input_sets, pool // bytes_per_set))
+    n_sets = max(1, min(config.input_sets, _pool_bytes(ev) // bytes_per_set))
     buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
 
     def verify(k: int) -> None:
