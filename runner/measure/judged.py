@@ -198,8 +198,9 @@ class JudgedTimer:
         if self.wall.shortfall() > max(relative * estimate, least):
             raise IntegrityError(
                 f"On case {self.case_name}, the runner's own clock says each call took {estimate * 1e6:.1f} µs, "
-                f"but {reported * 1e6:.1f} µs was reported ({self.wall.describe()}). Work was hidden from the "
-                "timing events, or the readings were changed on their way to the runner."
+                f"but {reported * 1e6:.1f} µs was reported ({self.wall.describe()}; {len(self.sets)} samples per "
+                f"batch, covering spin {self.spin_s * 1e6:.0f} µs). Work was hidden from the timing events, or the "
+                "readings were changed on their way to the runner."
             )
 
     # --- batches ---
