@@ -129,6 +129,9 @@ class JudgedTimer:
     # Per calibration batch: the launcher's median reading of the known spin, and the judge's own just after.
     calibration: list[tuple[float, float]] = field(default_factory=list)
     wall: WallClock = field(default_factory=WallClock)
+    # For the rejection message: how often the spin did not cover the host, and how long the host took.
+    host_spans: list[float] = field(default_factory=list)
+    uncovered_samples: int = 0
 
     @property
     def case_name(self) -> str:
@@ -198,10 +201,17 @@ class JudgedTimer:
         if self.wall.shortfall() > max(relative * estimate, least):
             raise IntegrityError(
                 f"On case {self.case_name}, the runner's own clock says each call took {estimate * 1e6:.1f} µs, "
-                f"but {reported * 1e6:.1f} µs was reported ({self.wall.describe()}; {len(self.sets)} samples per "
-                f"batch, covering spin {self.spin_s * 1e6:.0f} µs). Work was hidden from the timing events, or the "
-                "readings were changed on their way to the runner."
+                f"but {reported * 1e6:.1f} µs was reported ({self.wall.describe()}; {self._describe_batches()}). "
+                "Work was hidden from the timing events, or the readings were changed on their way to the runner."
             )
+
+    def _describe_batches(self) -> str:
+        spans = sorted(self.host_spans) or [0.0]
+        return (
+            f"{len(self.sets)} samples per batch, covering spin {self.spin_s * 1e6:.0f} µs, "
+            f"{self.uncovered_samples} of {len(self.host_spans)} samples uncovered, host span median "
+            f"{_median(spans) * 1e6:.0f} µs, p90 {spans[(9 * len(spans)) // 10] * 1e6:.0f} µs"
+        )
 
     # --- batches ---
 
@@ -211,6 +221,8 @@ class JudgedTimer:
         batch = self._solution_batch()
         kept = [self._kept(r) for r in batch.readings]
         uncovered = sum(k is None for k in kept)
+        self.uncovered_samples += uncovered
+        self.host_spans += [r.host_span_s for r in batch.readings]
         if self.sensors is not None and self.sensors.throttled():
             kept = [None] * len(kept)
         if self.trials and self.protocol != "seed":

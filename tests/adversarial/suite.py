@@ -613,7 +613,7 @@ def judge_entry(
         code = result.error.code if result.error is not None else "none"
         verdict = f"{result.status}/{code}"
         if result.error is not None and code in RUNNER_WORDED:
-            verdict += f" ({result.error.message[:320]})"
+            verdict += f" ({result.error.message[:420]})"
         ok = code in entry.expected
     text = result.model_dump_json()
     leaked = [i for i, value in enumerate(forbidden_values(entry)) if value in text]
