@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from runner.api import MeasuredPeaks
@@ -16,15 +18,10 @@ from runner.hardware import (
 
 H100_NAME = "NVIDIA H100 80GB HBM3"
 H100 = spec_for(H100_NAME)
-# What runner.measure.peak_probe reported on the H100 the timings below come from
-# (bench/results/peaks_h100.json).
-H100_MEASURED = MeasuredPeaks(
-    device=H100_NAME,
-    bandwidth_gbps=3000.0,
-    ceiling_gflops={"float32": 380_000.0, "float16": 680_000.0, "bfloat16": 680_000.0},
-    torch="2.11.0+cu130",
-    measured_at=0.0,
-)
+H200 = spec_for("NVIDIA H200")
+PEAKS_H200 = Path(__file__).resolve().parents[2] / "bench" / "results" / "peaks_h200.json"
+# What runner.measure.peak_probe reported on the H200 that bench/results/timing_fidelity_h200.md comes from.
+H200_MEASURED = MeasuredPeaks.model_validate_json(PEAKS_H200.read_text())
 
 
 def test_device_names_with_suffixes_find_their_spec():
@@ -45,29 +42,30 @@ def test_floor_is_bandwidth_bound_for_an_add_and_compute_bound_for_a_large_matmu
 
 def test_measured_peaks_tighten_the_floor_where_they_are_below_the_datasheet():
     n = 1 << 26
-    floor = physical_floor(n, 12 * n, "float32", H100, H100_MEASURED)
+    floor = physical_floor(n, 12 * n, "float32", H200, H200_MEASURED)
     assert floor is not None
-    assert floor.seconds == pytest.approx(12 * n / (H100_MEASURED.bandwidth_gbps * MEASURED_BANDWIDTH_HEADROOM * 1e9))
+    assert floor.seconds == pytest.approx(12 * n / (H200_MEASURED.bandwidth_gbps * MEASURED_BANDWIDTH_HEADROOM * 1e9))
     assert "measured" in floor.basis
-    datasheet_only = physical_floor(n, 12 * n, "float32", H100, None)
+    datasheet_only = physical_floor(n, 12 * n, "float32", H200, None)
     assert datasheet_only is not None and floor.seconds > datasheet_only.seconds
 
 
 def test_a_gpu_missing_from_the_table_gets_a_floor_from_its_measured_peaks():
-    unknown = H100_MEASURED.model_copy(update={"device": "NVIDIA RTX 6000 Ada Generation"})
+    unknown = H200_MEASURED.model_copy(update={"device": "NVIDIA RTX 6000 Ada Generation"})
     assert spec_for(unknown.device) is None
     m = 4096
     floor = physical_floor(2 * m**3, 12 * m * m, "float16", None, unknown)
     assert floor is not None
-    assert floor.seconds == pytest.approx(2 * m**3 / (680_000e9 * MEASURED_COMPUTE_HEADROOM))
+    rate = unknown.ceiling_gflops["float16"] * MEASURED_COMPUTE_HEADROOM
+    assert floor.seconds == pytest.approx(2 * m**3 / (rate * 1e9))
     assert physical_floor(2 * m**3, 12 * m * m, "float16", None, None) is None
 
 
 def test_a_datasheet_tighter_than_a_slow_measurement_still_bounds_the_floor():
     # A probe run on a throttled GPU must not loosen the floor below what the datasheet alone gives.
-    slow = H100_MEASURED.model_copy(update={"bandwidth_gbps": 10_000.0})
+    slow = H200_MEASURED.model_copy(update={"bandwidth_gbps": 10_000.0})
     n = 1 << 26
-    floor = physical_floor(n, 12 * n, "float32", H100, slow)
+    floor = physical_floor(n, 12 * n, "float32", H200, slow)
     assert floor is not None and "datasheet" in floor.basis
 
 
@@ -83,15 +81,34 @@ MEASURED_ON_H100 = [
 ]
 
 
+# (flops, bytes, dtype, median µs) measured on an H200 by bench/timing_fidelity.py, in process and through
+# the runner (bench/results/timing_fidelity_h200.md). The 2^24 add streamed 4.5 TB/s, above the probe's
+# 4.3 TB/s: the headroom is needed.
+MEASURED_ON_H200 = [
+    (1 << 26, 12 << 26, "float32", 182.09),
+    (1 << 24, 12 << 24, "float32", 44.44),
+    (1 << 20, 12 << 20, "float32", 5.05),
+    (1 << 16, 12 << 16, "float32", 2.27),
+    (2 * 1024**3, 12 * 1024**2, "float32", 60.97),
+    (2 * 4096**3, 12 * 4096**2, "float32", 2679.34),
+    (2 * 512**3, 12 * 512**2, "float32", 94.76),
+]
+
+
 @pytest.mark.parametrize(("flops", "nbytes", "dtype", "median_us"), MEASURED_ON_H100)
-def test_no_time_measured_on_real_hardware_is_called_impossible(flops, nbytes, dtype, median_us):
-    for peaks in (None, H100_MEASURED):
-        floor = physical_floor(flops, nbytes, dtype, H100, peaks)
-        assert implausible_time(median_us * 1e-6, floor) is None
+def test_no_time_measured_on_an_h100_is_called_impossible(flops, nbytes, dtype, median_us):
+    floor = physical_floor(flops, nbytes, dtype, H100, None)
+    assert implausible_time(median_us * 1e-6, floor) is None
+
+
+@pytest.mark.parametrize(("flops", "nbytes", "dtype", "median_us"), MEASURED_ON_H200)
+def test_no_time_measured_on_an_h200_is_called_impossible_with_its_measured_peaks(flops, nbytes, dtype, median_us):
+    floor = physical_floor(flops, nbytes, dtype, H200, H200_MEASURED)
+    assert implausible_time(median_us * 1e-6, floor) is None
 
 
 def test_times_under_the_floor_zero_negative_and_nan_are_rejected():
-    floor = physical_floor(1 << 26, 12 << 26, "float32", H100, H100_MEASURED)
+    floor = physical_floor(1 << 26, 12 << 26, "float32", H200, H200_MEASURED)
     assert floor is not None
     reason = implausible_time(floor.seconds * 0.99, floor)
     assert reason is not None and "physical floor" in reason and "measured" in reason
