@@ -253,8 +253,12 @@ class JobManager:
         """Run the queue's items on one slot, one at a time. With RUNNER_WARM_WORKERS the next job's processes
         are always started ahead: when the slot starts, and as each job begins. They import torch and wait;
         they create no CUDA context until their job comes, so a timed job still has the GPU to itself."""
+        if self.settings.warm_workers:
+            # The first job's processes import torch meanwhile; they make no CUDA context before their job, so
+            # the probe still has the GPU to itself.
+            await self._start_warm(slot)
         if slot.is_gpu:
-            # Before any worker exists on this GPU, so the probe has it to itself; jobs queue meanwhile.
+            # Jobs queue meanwhile.
             assert self.executor is not None
             peaks = await device_peaks(self.executor.sandbox.policy.python, slot, self.executor.state_dir)
             if peaks is not None:
