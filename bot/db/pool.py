@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import urllib.parse
@@ -77,6 +78,20 @@ async def resolve_dsn(settings: StoreSettings) -> tuple[str, EmbeddedPostgres | 
     return server.dsn(), server
 
 
+# How long shutdown waits for borrowed connections to come back before cutting them.
+POOL_CLOSE_TIMEOUT_S = 10.0
+
+
+async def close_pool(pool: asyncpg.Pool, timeout_s: float = POOL_CLOSE_TIMEOUT_S) -> None:
+    """Close gracefully, then by force: a task still holding a connection at shutdown (a command handler that
+    is only cancelled after the bot's close) would otherwise keep the process alive forever."""
+    try:
+        await asyncio.wait_for(pool.close(), timeout_s)
+    except TimeoutError:
+        log.warning("connections were still borrowed after %.0f s at shutdown; closing them by force", timeout_s)
+        pool.terminate()
+
+
 @asynccontextmanager
 async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
     """Connect (starting the embedded server if needed), apply pending migrations, and open the pool.
@@ -98,8 +113,11 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
             max_size=max(settings.pool_max_size, settings.pool_min_size),
             command_timeout=settings.command_timeout_s,
         )
-        async with pool:
+        await pool
+        try:
             yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
+        finally:
+            await close_pool(pool)
     finally:
         if server is not None:
             await server.stop()

@@ -14,6 +14,25 @@ from tests.fakediscord import FakeDiscord
 pytestmark = pytest.mark.timeout(90)
 
 
+async def _stderr_after_exit(process: asyncio.subprocess.Process, timeout_s: float = 30) -> bytes:
+    """The bot's log once it has exited; a bot that does not stop is killed and the test fails with its log."""
+    try:
+        _, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
+        return stderr
+    except TimeoutError:
+        alive = process.returncode is None
+        if alive:
+            process.kill()
+    # The pipe may be held open by a child the bot left behind: read what is there, within bounds.
+    assert process.stderr is not None
+    try:
+        log = (await asyncio.wait_for(process.stderr.read(), 10)).decode()
+    except TimeoutError:
+        log = "(the log pipe stayed open: a child process holds it)"
+    state = "did not stop" if alive else "stopped, but its log pipe stayed open"
+    raise AssertionError(f"the bot {state} within {timeout_s:.0f} s of SIGINT:\n{log[-4000:]}")
+
+
 async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDiscord, db_dsn: str) -> None:
     env = {
         **os.environ,
@@ -36,7 +55,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         await asyncio.sleep(0.5)  # the bot reads the answer to its edit before it is stopped
     finally:
         process.send_signal(signal.SIGINT)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        stderr = await _stderr_after_exit(process)
     log = stderr.decode()
     assert process.returncode == 0, log
     assert "synced 8 commands to guild" in log and "local runner serves cpu" in log
