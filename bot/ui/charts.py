@@ -1,17 +1,24 @@
 """PNG charts of a result: each case's achieved GFLOPS against the device's roofline.
 
 Figures are built with matplotlib's object API (a `Figure` on an Agg canvas, never pyplot's global state),
-so a chart can be drawn in a worker thread (`asyncio.to_thread`) while the bot's loop goes on.
+so a chart can be drawn in a worker thread (`asyncio.to_thread`) while the bot's loop goes on; one chart at a
+time, since matplotlib's text layout is not thread-safe.
 """
 
 from __future__ import annotations
 
 import io
 import math
+import threading
 from typing import Any
 
 from bot.core.gpus import GpuSpec
 from runner.api import SubmissionResult
+
+
+# Charts are drawn in worker threads, and matplotlib is not thread-safe: two results finishing at once made its
+# mathtext parser fail on a tick label ("Expected end of text, found '$'").
+_RENDER_LOCK = threading.Lock()
 
 
 def render_roofline_png(result: SubmissionResult, spec: GpuSpec | None) -> bytes:
@@ -19,6 +26,11 @@ def render_roofline_png(result: SubmissionResult, spec: GpuSpec | None) -> bytes
 
     Problems scored in GB/s (no arithmetic) get a bar chart of achieved bandwidth against the peak instead.
     """
+    with _RENDER_LOCK:
+        return _render(result, spec)
+
+
+def _render(result: SubmissionResult, spec: GpuSpec | None) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

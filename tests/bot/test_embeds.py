@@ -205,3 +205,15 @@ def test_admission_report_and_runners_fit() -> None:
     statuses = [RunnerStatus(LONG, "h100", "remote", 8, health, None) for _ in range(30)]
     statuses.append(RunnerStatus("down", "a100", "remote", 1, None, LONG * 3))
     assert_fits(render_runners(statuses, {"queued": 4, "running": 2, "done": 900}, 2))
+
+
+def test_charts_drawn_by_many_threads_at_once_all_come_out() -> None:
+    # The bot draws each finished result's chart in a worker thread; two results finishing together once made
+    # matplotlib's text layout fail in one of them.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.ui.charts import render_roofline_png
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        pngs = list(pool.map(lambda _: render_roofline_png(result(), H100), range(16)))
+    assert all(png.startswith(b"\x89PNG") for png in pngs)
