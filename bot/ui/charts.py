@@ -15,7 +15,6 @@ from typing import Any
 from bot.core.gpus import GpuSpec
 from runner.api import SubmissionResult
 
-
 # Charts are drawn in worker threads, and matplotlib is not thread-safe: two results finishing at once made its
 # mathtext parser fail on a tick label ("Expected end of text, found '$'").
 _RENDER_LOCK = threading.Lock()
