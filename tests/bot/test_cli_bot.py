@@ -15,22 +15,34 @@ pytestmark = pytest.mark.timeout(90)
 
 
 async def _stderr_after_exit(process: asyncio.subprocess.Process, timeout_s: float = 30) -> bytes:
-    """The bot's log once it has exited; a bot that does not stop is killed and the test fails with its log."""
+    """The bot's log once it has exited. A bot that does not stop is made to dump every thread's stack
+    (faulthandler, on SIGABRT) and the test fails with its log, so that a hang says where it is."""
+    assert process.stderr is not None
+    chunks: list[bytes] = []
+
+    async def collect() -> None:
+        assert process.stderr is not None
+        while chunk := await process.stderr.read(65536):
+            chunks.append(chunk)
+
+    reader = asyncio.create_task(collect())
     try:
-        _, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
-        return stderr
+        await asyncio.wait_for(process.wait(), timeout_s)
+        await asyncio.wait_for(reader, 10)
+        return b"".join(chunks)
     except TimeoutError:
         alive = process.returncode is None
         if alive:
-            process.kill()
-    # The pipe may be held open by a child the bot left behind: read what is there, within bounds.
-    assert process.stderr is not None
-    try:
-        log = (await asyncio.wait_for(process.stderr.read(), 10)).decode()
-    except TimeoutError:
-        log = "(the log pipe stayed open: a child process holds it)"
+            process.send_signal(signal.SIGABRT)
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:
+                process.kill()
+        await asyncio.sleep(1)
+        reader.cancel()
+    log = b"".join(chunks).decode(errors="replace")
     state = "did not stop" if alive else "stopped, but its log pipe stayed open"
-    raise AssertionError(f"the bot {state} within {timeout_s:.0f} s of SIGINT:\n{log[-4000:]}")
+    raise AssertionError(f"the bot {state} within {timeout_s:.0f} s of SIGINT:\n{log[-12000:]}")
 
 
 async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDiscord, db_dsn: str) -> None:
@@ -41,6 +53,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         "ARENA_BOT_GUILD_ID": fake_discord.guild.id,
         "ARENA_BOT_LOCAL_DEVICE": "cpu",
         "DATABASE_URL": db_dsn,
+        "PYTHONFAULTHANDLER": "1",
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE
