@@ -45,6 +45,13 @@ async def _stderr_after_exit(process: asyncio.subprocess.Process, timeout_s: flo
     raise AssertionError(f"the bot {state} within {timeout_s:.0f} s of SIGINT:\n{log[-12000:]}")
 
 
+def _default_sigint() -> None:
+    """A shell that starts the tests in the background makes them ignore SIGINT, and children inherit that:
+    the bot would never see the test's SIGINT. Python installs its KeyboardInterrupt handler only when SIGINT is
+    not ignored at start-up."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDiscord, db_dsn: str) -> None:
     env = {
         **os.environ,
@@ -56,7 +63,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         "PYTHONFAULTHANDLER": "1",
     }
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE
+        sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE, preexec_fn=_default_sigint
     )
     try:
         await fake_discord.wait_for_commands("submit", "leaderboard", "mod", timeout=60)
