@@ -29,7 +29,15 @@ log = logging.getLogger(__name__)
 FLUSH_L2_MULTIPLE = 4
 MIN_FLUSH_BYTES = 64 * 1024 * 1024
 SPIN_MARGIN_S = 10e-6
+MIN_SPIN_S = 20e-6
 MAX_SPIN_S = 5e-3
+
+
+def covering_spin_s(host_span_s: float) -> float:
+    """A spin that covers a host enqueue time of `host_span_s` with room to spare, within the spin's bounds."""
+    return min(max(1.5 * host_span_s + SPIN_MARGIN_S, MIN_SPIN_S), MAX_SPIN_S)
+
+
 CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
 # NVML clock-event reasons that mean the GPU slowed itself for heat or power emergencies.
 _THROTTLE_MASK = 0x8 | 0x20 | 0x40 | 0x80  # HW slowdown, SW thermal, HW thermal, HW power brake
@@ -87,7 +95,7 @@ class ArenaEventTimer:
     """Times one call per sample as described in the module docstring. Returns None for a dropped sample."""
 
     device_index: int = 0
-    spin_s: float = 20e-6
+    spin_s: float = MIN_SPIN_S
     dropped: int = 0
     # The fixed cost the event pair adds around any launch, beyond what ncu counts (see `calibrate`).
     overhead_s: float = 0.0
@@ -121,7 +129,7 @@ class ArenaEventTimer:
             self._stop.record()
             worst = max(worst, time.perf_counter() - t0)
             cuda.synchronize()
-        self.spin_s = min(max(1.5 * worst + SPIN_MARGIN_S, 20e-6), MAX_SPIN_S)
+        self.spin_s = covering_spin_s(worst)
         self.overhead_s = self.event_overhead_s()
 
     def empty_kernel_s(self, samples: int = 64) -> float:

@@ -28,7 +28,7 @@ from runner.case_buffers import CaseBuffers
 from runner.errors import IntegrityError
 from runner.launcher_link import Batch, LauncherLink, Reading
 from runner.measure.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
-from runner.measure.gpu import MAX_SPIN_S, SPIN_MARGIN_S, GpuSensors
+from runner.measure.gpu import MAX_SPIN_S, MIN_SPIN_S, GpuSensors, covering_spin_s
 
 MIN_CHECKED_BATCHES = 5
 # A case whose wall-clock shortfall is over the bound after MIN_CHECKED_BATCHES gets this many batches in all
@@ -62,11 +62,9 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else 0.0
 
 
-def _spin_for(host_spans: list[float]) -> float:
-    """A spin that covers the host's enqueue time with room to spare: 1.5x the typical (upper quartile) span."""
-    spans = sorted(host_spans)
-    typical = spans[min(len(spans) - 1, (3 * len(spans)) // 4)] if spans else 0.0
-    return min(max(1.5 * typical + SPIN_MARGIN_S, 20e-6), MAX_SPIN_S)
+def _upper_quartile(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, (3 * len(ordered)) // 4)] if ordered else 0.0
 
 
 @dataclass
@@ -122,7 +120,7 @@ class JudgedTimer:
     index: int
     device_name: str = ""
     sensors: GpuSensors | None = None
-    spin_s: float = 20e-6
+    spin_s: float = MIN_SPIN_S
     overhead_s: float = 0.0
     cycles_per_s: float = 2.0e9  # an upper bound on the SM clock until measured
     known_cycles: int = 0
@@ -159,7 +157,7 @@ class JudgedTimer:
             return
         # The first sample of a case pays one-off costs (lazy module loading, first touches): sizing the spin
         # on it once made every later sample carry a 5 ms spin, and the wall clock drown in the spin's jitter.
-        self.spin_s = _spin_for([_median([r.host_span_s for r in readings[1:] or readings])])
+        self.spin_s = covering_spin_s(_median([r.host_span_s for r in readings[1:] or readings]))
         self.overhead_s = self._event_overhead()
         self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
 
@@ -250,12 +248,12 @@ class JudgedTimer:
         # calibration batch, which the wall-clock check needs.
         spans = [r.host_span_s for r in batch.readings]
         if uncovered * UNCOVERED_GROWTH_FRACTION[1] > len(kept) * UNCOVERED_GROWTH_FRACTION[0]:
-            self.spin_s = max(self.spin_s, _spin_for(spans))
+            self.spin_s = max(self.spin_s, covering_spin_s(_upper_quartile(spans)))
             self.spin_s = min(2 * self.spin_s, MAX_SPIN_S)
         elif uncovered == 0 and self.protocol == "arena":
             # Shrink, at most by half per batch, towards what the host needs: the wall clock's error grows with
             # the spin (a clock a fraction of a per cent off over a long spin is microseconds per sample).
-            self.spin_s = min(self.spin_s, max(_spin_for(spans), self.spin_s / 2))
+            self.spin_s = min(self.spin_s, max(covering_spin_s(_upper_quartile(spans)), self.spin_s / 2))
 
     def _solution_batch(self) -> Batch:
         """Draw every set afresh, time one solution sample on each, then check every one of them: its output,
