@@ -1,7 +1,7 @@
 """Discord's OpenAPI spec as a validator: match a REST call to its operation, check bodies against its schemas.
 
-The spec (`discord-openapi.json`, OpenAPI 3.1, so its schemas are JSON Schema 2020-12) sits in `shared/` beside
-the repository; `ARENA_DISCORD_OPENAPI` overrides the path. Every `$ref` resolves inside the one document through
+The spec (`discord-openapi.json`, OpenAPI 3.1, so its schemas are JSON Schema 2020-12) is vendored in `spec/`
+beside this module with its MIT licence; `ARENA_DISCORD_OPENAPI` overrides the path. Every `$ref` resolves inside the one document through
 a `referencing` registry, so no schema is copied or rewritten by hand.
 
 One deliberate relaxation, for request bodies only: the spec types every snowflake as a decimal string, but
@@ -35,11 +35,11 @@ HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 
 
 def default_spec_path() -> Path:
-    """`$ARENA_DISCORD_OPENAPI`, else `shared/discord-openapi.json` in the repository's parent directory."""
+    """`$ARENA_DISCORD_OPENAPI`, else the copy vendored beside this module (`spec/`, with Discord's MIT licence)."""
     configured = os.environ.get(SPEC_ENV_VAR)
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / ".." / "shared" / "discord-openapi.json"
+    return Path(__file__).resolve().parent / "spec" / "discord-openapi.json"
 
 
 @dataclass(frozen=True)
