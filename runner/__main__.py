@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import sys
 
@@ -21,13 +22,31 @@ def serve(host: str | None = None, port: int | None = None, verbose: bool = Fals
     try:
         settings = RunnerSettings(**overrides)
         app = create_app(settings)
+        ssl_context = settings.server_ssl_context()
     except (SettingsError, ValidationError) as exc:
         raise SettingsError(f"The runner is misconfigured: {exc}") from exc
     # The daemon logs at INFO by default: operators need to see the sandbox level and every job.
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.INFO)
-    logging.getLogger(__name__).info("runner %s on http://%s:%d", settings.name, settings.host, settings.port)
-    web.run_app(app, host=settings.host, port=settings.port, print=None, access_log=None)
+    logger = logging.getLogger(__name__)
+    scheme = "https" if ssl_context is not None else "http"
+    logger.info("runner %s on %s://%s:%d", settings.name, scheme, settings.host, settings.port)
+    if ssl_context is None and not _is_loopback(settings.host):
+        logger.warning(
+            "serving plain HTTP on %s: jobs' sources and results cross the network unencrypted and unauthenticated. "
+            "Set RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, or put a TLS proxy in front (docs/runner.md).",
+            settings.host,
+        )
+    web.run_app(app, host=settings.host, port=settings.port, ssl_context=ssl_context, print=None, access_log=None)
     return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

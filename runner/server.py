@@ -29,19 +29,27 @@ from runner.api import (
     ValidateReport,
     ValidateRequest,
 )
-from runner.auth import SIGNATURE_HEADER, TIMESTAMP_HEADER, Verifier, make_auth_middleware
+from runner.auth import (
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    ReplayLog,
+    ReplayLogError,
+    Verifier,
+    make_auth_middleware,
+)
 from runner.compile import nvcc_path, nvcc_version
 from runner.devices import package_version
 from runner.jobs import Job, JobConflictError, JobFinishedError, JobManager, QueueFullError, UnknownJobError
 from runner.metrics import Metrics
 from runner.sandbox import SandboxLevel
-from runner.settings import RunnerSettings
+from runner.settings import RunnerSettings, SettingsError
 
 log = logging.getLogger(__name__)
 
 SETTINGS = web.AppKey("settings", RunnerSettings)
 JOBS = web.AppKey("jobs", JobManager)
 METRICS = web.AppKey("metrics", Metrics)
+VERIFIER = web.AppKey("verifier", Verifier)
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 STREAM_KEEPALIVE_S = 15.0
@@ -277,7 +285,8 @@ def openapi_document() -> dict[str, Any]:
     paths = _openapi_paths()
     signing = (
         f"HMAC-SHA256 of timestamp, method, path with query, and body, joined by newlines, sent as "
-        f"{SIGNATURE_HEADER} (hex) with {TIMESTAMP_HEADER} (Unix seconds). Skew over 60 s is rejected."
+        f"{SIGNATURE_HEADER} (hex) with {TIMESTAMP_HEADER} (Unix seconds). Skew over 60 s is rejected, and so is "
+        f"a signature already accepted, before or after a restart."
     )
     return {
         "openapi": "3.1.0",
@@ -297,6 +306,17 @@ def openapi_document() -> dict[str, Any]:
 # -- application ------------------------------------------------------------------------------------------------
 
 
+async def _replay_context(app: web.Application) -> AsyncIterator[None]:
+    """Load the accepted signatures of earlier runs before the first request; release the log on shutdown."""
+    verifier = app[VERIFIER]
+    try:
+        await asyncio.to_thread(verifier.load)
+    except ReplayLogError as exc:
+        raise SettingsError(str(exc)) from exc
+    yield
+    verifier.close()
+
+
 async def _jobs_context(app: web.Application) -> AsyncIterator[None]:
     """Probe the host and start the slots before serving; stop every job (and kill workers) on shutdown."""
     manager = app[JOBS]
@@ -308,13 +328,16 @@ async def _jobs_context(app: web.Application) -> AsyncIterator[None]:
 def create_app(settings: RunnerSettings) -> web.Application:
     """The runner application. Raises SettingsError at once when no secret is configured."""
     metrics_store = Metrics()
-    verifier = Verifier(settings.secret_bytes(), settings.clock_skew_s)
+    replay_log = ReplayLog(settings.replay_log_path())
+    verifier = Verifier(settings.secret_bytes(), settings.clock_skew_s, replay_log=replay_log)
     public = {"/v1/openapi.json"} | ({"/metrics"} if settings.metrics_unsigned else set())
     auth = make_auth_middleware(verifier, public, metrics_store.auth_failed)
     app = web.Application(middlewares=[error_middleware, auth], client_max_size=MAX_BODY_BYTES)
     app[SETTINGS] = settings
     app[METRICS] = metrics_store
+    app[VERIFIER] = verifier
     app[JOBS] = JobManager(settings, metrics_store)
+    app.cleanup_ctx.append(_replay_context)
     app.cleanup_ctx.append(_jobs_context)
     app.add_routes(
         [

@@ -7,12 +7,13 @@ the entry point and pass it down.
 from __future__ import annotations
 
 import os
+import ssl
 import sys
 import tempfile
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 # Variables a GPU host commonly needs inside the sandbox. Only these names are copied from the daemon's
@@ -46,6 +47,10 @@ DEFAULT_HIDE_DIRS = (
 )
 
 
+def _no_key_password() -> str:
+    raise SettingsError("RUNNER_TLS_KEY_FILE is encrypted; give the runner an unencrypted key (mode 0600).")
+
+
 class SettingsError(ValueError):
     """The runner's configuration is incomplete or contradictory; the message names the variable to fix."""
 
@@ -64,6 +69,8 @@ class RunnerSettings(BaseSettings):
     secret_file: Path | None = Field(None, description="file holding the shared HMAC secret")
     clock_skew_s: float = Field(60.0, gt=0, description="largest accepted age of a signed request")
     metrics_unsigned: bool = Field(False, description="serve /metrics without a signature (for Prometheus)")
+    tls_cert_file: Path | None = Field(None, description="PEM certificate chain; with tls_key_file, serve HTTPS")
+    tls_key_file: Path | None = Field(None, description="PEM private key (unencrypted) of tls_cert_file")
 
     device: Literal["auto", "gpu", "cpu"] = "auto"
     gpus: list[str] | None = Field(None, description="GPU indices or UUIDs to use; default: every GPU found")
@@ -112,6 +119,32 @@ class RunnerSettings(BaseSettings):
         if len(key) < 16:
             raise SettingsError("The runner secret is shorter than 16 bytes; use a long random value.")
         return key
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> RunnerSettings:
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError("set both RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE to serve HTTPS, or neither")
+        return self
+
+    def server_ssl_context(self) -> ssl.SSLContext | None:
+        """The TLS context to serve HTTPS with, or None for plain HTTP. Raises SettingsError naming the file."""
+        if self.tls_cert_file is None or self.tls_key_file is None:
+            return None
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(self.tls_cert_file, self.tls_key_file, password=_no_key_password)
+        except (OSError, ssl.SSLError) as exc:
+            raise SettingsError(
+                f"Cannot load the TLS certificate RUNNER_TLS_CERT_FILE={self.tls_cert_file} with its key "
+                f"RUNNER_TLS_KEY_FILE={self.tls_key_file}: {getattr(exc, 'strerror', None) or exc}. Give PEM files "
+                f"the runner can read, the key unencrypted and matching the certificate."
+            ) from exc
+        return context
+
+    def replay_log_path(self) -> Path:
+        """Every accepted request signature, kept so that a restart cannot be used to replay one."""
+        return self.state_dir / "auth" / "accepted-signatures"
 
     def resolved_cache_dir(self) -> Path:
         return self.cache_dir if self.cache_dir is not None else self.state_dir / "nvcc-cache"
