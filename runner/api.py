@@ -34,6 +34,9 @@ ErrorCode = Literal[
     "implausible_time",
     "integrity",
     "internal",
+    "cancelled",
+    "host_busy",
+    "memory_limit",
 ]
 
 MAX_SOURCE_BYTES = 256 * 1024
@@ -51,6 +54,9 @@ class MeasureConfig(_Model):
     of the median. `seed`: the seed's loop, kept for comparison: stop once the CV of GFLOPS is under
     `target_cv`. `cpu`: the seed's loop with a monotonic clock (runs on CPU-only runners).
     """
+
+    # An infinite budget or a NaN target would be accepted and then break the measurement loop far from here.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     method: Method = "arena"
     target_cv: float = Field(0.01, gt=0, le=1, description="seed and cpu: stop once the CV is under this")
@@ -125,6 +131,11 @@ class CaseTiming(_Model):
     measured_seconds: float | None = Field(None, description="sum of kept sample runtimes")
     wall_clock_us: float | None = Field(
         None, description="the judge's own clock's estimate of one call, for the wall-clock check (median of batches)"
+    )
+    host_waits: bool = Field(
+        False,
+        description="the call waits for the GPU inside (a synchronise, .item(), a blocking copy): its time includes "
+        "the host's part of that wait",
     )
 
 

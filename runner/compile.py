@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -62,13 +63,25 @@ def cuda_arch(capability: tuple[int, int] | None) -> str:
     return f"sm_{major}{minor}{suffix}"
 
 
-def compile_flags(arch: str) -> list[str]:
-    return [*BASE_FLAGS, f"-arch={arch}"]
+def compile_flags(arch: str, source: str = "") -> list[str]:
+    return [*BASE_FLAGS, f"-arch={arch}", *library_flags(source)]
+
+
+# Libraries a solution may link, by the header that asks for them. Linked only when included: a toolkit
+# without them (a minimal nvcc install) still builds every other source. The launcher has them loaded already,
+# through torch, so the built library finds them at load time.
+LINKABLE: dict[str, str] = {"cublas_v2.h": "-lcublas", "cublasLt.h": "-lcublasLt"}
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.MULTILINE)
+
+
+def library_flags(source: str) -> list[str]:
+    included = set(_INCLUDE.findall(source))
+    return [flag for header, flag in LINKABLE.items() if header in included]
 
 
 def cache_key(source: str, arch: str) -> str:
     digest = hashlib.sha256()
-    for part in (source, " ".join(compile_flags(arch)), nvcc_version()):
+    for part in (source, " ".join(compile_flags(arch, source)), nvcc_version()):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:32]
@@ -85,12 +98,13 @@ def use_prebuilt(directory: Path | None) -> None:
     _prebuilt_dir = directory
 
 
-def nvcc_command(arch: str, source: str, output: str) -> list[str]:
-    """The full nvcc command line: fixed flags only, never anything from the submission."""
+def nvcc_command(arch: str, source: str, output: str, text: str = "") -> list[str]:
+    """The full nvcc command line: fixed flags only (and the libraries `text` includes), never anything else from
+    the submission."""
     nvcc = nvcc_path()
     if nvcc is None:
         raise CompileError("nvcc was not found on this runner, so CUDA sources cannot be built here.")
-    return [nvcc, *compile_flags(arch), "-o", output, source]
+    return [nvcc, *compile_flags(arch, text), "-o", output, source]
 
 
 def clean_log(output: str, build_dir: Path) -> str:
@@ -227,7 +241,7 @@ def compile_cuda(source: str, build_dir: Path, arch: str, cache_dir: Path | None
             return CompiledLibrary(target, 0.0, True, "")
     src = build_dir / SOURCE_NAME
     src.write_text(source, encoding="utf-8")
-    cmd = nvcc_command(arch, SOURCE_NAME, target.name)
+    cmd = nvcc_command(arch, SOURCE_NAME, target.name, source)
     start = time.perf_counter()
     try:
         proc = subprocess.run(

@@ -86,3 +86,17 @@ class LauncherLostError(SubmissionError):
     """The process running the solution died or stopped answering; the runner refines this from its exit."""
 
     code = "crashed"
+
+
+class CallTimeoutError(SubmissionError):
+    """A call of the solution during the benchmark took far longer than its earlier calls: a hang, or a kernel
+    that never ends. The job stops at once instead of holding the GPU until the phase deadline."""
+
+    code = "timeout"
+
+
+class HostTooNoisyError(SubmissionError):
+    """The runner's host was too busy for a check to tell load from hidden work. Never a verdict on the
+    submission: the run can simply be tried again."""
+
+    code = "host_busy"

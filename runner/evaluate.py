@@ -117,8 +117,18 @@ class Evaluation:
             mean_gbps=arithmetic_mean(gbps),
             error=error,
             phase_seconds=self.phase_seconds,
-            notes=source_notes(req.language, req.source),
+            notes=source_notes(req.language, req.source) + _timing_notes(self.timings),
         )
+
+
+def _timing_notes(timings: list[CaseTiming]) -> list[str]:
+    waiting = [t.name for t in timings if t.host_waits]
+    if not waiting:
+        return []
+    return [
+        f"The call waits for the GPU inside (a synchronise, .item() or a blocking copy) on {', '.join(waiting)}: "
+        "its time includes the host's part of that wait. Remove the wait to be timed on the GPU's work alone."
+    ]
 
 
 def evaluate(
@@ -263,13 +273,24 @@ def _run_test(ev: Evaluation, link: LauncherLink, case: TestCase, index: int, se
         buffers.draw(0, seed + index)
         _share(ev, link, buffers, reset_l2=False)
         with _failures_on(case["name"]):
-            link.call(0)
+            returned_tensor = link.call(0)
         _sync(ev)
         test_set = buffers.sets[0]
         passed, details = _verify(ev, test_set.expected, test_set.outputs)
+        unwritten = not passed and all(bool(o.isnan().all()) for o in test_set.outputs)
     finally:
         buffers.close()
     message = "passed" if passed else describe_mismatch(details)
+    if unwritten and returned_tensor:
+        message = (
+            "solution returned a tensor but never wrote the output (every element is still the NaN it was filled "
+            "with). Write the result into the output tensor, e.g. `output.copy_(result)`, instead of returning it."
+        )
+    elif unwritten:
+        message = (
+            "the output was never written (every element is still the NaN it was filled with). Write the result "
+            f"into the output tensor in place. {message}"
+        )
     return TestOutcome(
         index=index, name=case["name"], dims=list(case["dims"]), passed=passed, message=message, details=details
     )
@@ -351,7 +372,9 @@ def _run_benchmark(
             )
             timer.check()
         wall = timer.wall_estimate_s()
-        timing = timing.model_copy(update={"wall_clock_us": None if wall is None else wall * 1e6})
+        timing = timing.model_copy(
+            update={"wall_clock_us": None if wall is None else wall * 1e6, "host_waits": timer.host_waits}
+        )
     finally:
         buffers.close()
     _check_plausible(ev, case, timing)

@@ -81,6 +81,7 @@ class Harness:
         self._sleep = torch._C._cuda_sleep
         self._record = torch._C._CudaEventBase.record
         self._elapsed = torch._C._CudaEventBase.elapsed_time
+        self._query = torch._C._CudaEventBase.query
         self._stream = torch.cuda.default_stream()
         self._a, self._start, self._stop = (torch.cuda.Event(enable_timing=True) for _ in range(3))
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
@@ -100,21 +101,23 @@ class Harness:
     def modes_active(self) -> int:
         return sum(count() for count in self._modes)
 
-    def checked(self, call: BoundCall) -> None:
-        """Run the call; a Python solution may return None or exactly a tensor, whose value is never used."""
+    def checked(self, call: BoundCall) -> bool:
+        """Run the call; a Python solution may return None or exactly a tensor, whose value is never used.
+        Returns whether it returned a tensor, so that an unwritten output can be explained."""
         result = call()
         if result is not None and type(result) is not self._tensor_type:
             raise BadReturnError(
                 f"solution returned a {type(result).__name__}; write into the output tensors and return None"
             )
+        return result is not None
 
     def call(self, target: CallSet) -> dict[str, Any]:
         """An untimed call (the test phase), synchronised."""
         before = thread_count(self._listdir)
-        self.checked(target.call)
+        returned = self.checked(target.call)
         if self.device == "cuda":
             self._sync()
-        return {"threads": [before, thread_count(self._listdir)]}
+        return {"threads": [before, thread_count(self._listdir)], "returned_tensor": returned}
 
     def time_gpu(
         self, target: CallSet, run: bool, spin_cycles: int, known_cycles: int, protocol: str
@@ -132,8 +135,13 @@ class Harness:
         record(start, stream)
         if known_cycles or not run:
             self._sleep(known_cycles)
+        call_start = self._perf()
         if run:
             self.checked(target.call)
+        call_s = self._perf() - call_start
+        # Whether the GPU had already passed START when the call returned: always so for a call that waits for
+        # the GPU inside (a synchronise, `.item()`, a blocking copy), which no covering spin can change.
+        start_passed = self._query(start) if protocol == "arena" else None
         record(stop, stream)
         self.snapshot(target)
         host_span = self._perf() - host_start
@@ -143,6 +151,8 @@ class Harness:
             "elapsed_s": self._elapsed(start, stop) / 1e3,
             "covered_s": covered,
             "host_span_s": host_span,
+            "call_s": call_s,
+            "start_passed": start_passed,
             "modes": self.modes_active(),
         }
 
@@ -157,6 +167,8 @@ class Harness:
             "elapsed_s": elapsed,
             "covered_s": None,
             "host_span_s": elapsed,
+            "call_s": elapsed,
+            "start_passed": None,
             "modes": self.modes_active(),
         }
 

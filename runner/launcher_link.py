@@ -13,7 +13,7 @@ from typing import Any
 
 from runner.api import ErrorInfo, JobRequest
 from runner.channel import Channel, ChannelClosedError, ChannelProtocolError
-from runner.errors import LauncherLostError, SolutionRuntimeError, SubmissionError
+from runner.errors import CallTimeoutError, LauncherLostError, SolutionRuntimeError, SubmissionError
 
 # The daemon's phase deadlines stop a launcher that hangs; this bound only keeps the judge from waiting on a
 # launcher that has stopped answering altogether.
@@ -28,6 +28,9 @@ class Reading:
     covered_s: float | None
     host_span_s: float
     modes: int
+    # The host's time inside the call, and whether the GPU had passed START when the call returned (GPU only).
+    call_s: float = 0.0
+    start_passed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,20 @@ class LauncherLink:
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
 
-    def request(self, message: dict[str, Any], fds: tuple[int, ...] = ()) -> dict[str, Any]:
+    def request(
+        self, message: dict[str, Any], fds: tuple[int, ...] = (), timeout_s: float = REPLY_TIMEOUT_S
+    ) -> dict[str, Any]:
         try:
             self.channel.send(message, fds)
-            reply, extra_fds = self.channel.receive(REPLY_TIMEOUT_S)
-        except (ChannelClosedError, ChannelProtocolError, TimeoutError) as exc:
+            reply, extra_fds = self.channel.receive(timeout_s)
+        except TimeoutError as exc:
+            if timeout_s >= REPLY_TIMEOUT_S:
+                raise LauncherLostError("The process running your solution stopped answering.") from exc
+            raise CallTimeoutError(
+                f"A batch of timed calls did not finish within {timeout_s:.0f} s, far longer than the same calls "
+                "took before: the solution hung (a kernel or loop that never ends?). The job was stopped."
+            ) from exc
+        except (ChannelClosedError, ChannelProtocolError) as exc:
             raise LauncherLostError(
                 "The process running your solution ended or stopped answering during a call."
             ) from exc
@@ -71,13 +83,22 @@ class LauncherLink:
     def share(self, message: dict[str, Any], fd: int, *, reset_l2: bool) -> None:
         self.request({"op": "share", **message, "reset_l2": reset_l2}, (fd,))
 
-    def call(self, set_index: int) -> tuple[int, int]:
+    def call(self, set_index: int) -> bool:
+        """One untimed call; whether the solution returned a tensor (whose value is never used)."""
         reply = self.request({"op": "call", "set": set_index})
-        threads = reply.get("threads")
-        return _threads(threads)
+        _threads(reply.get("threads"))
+        return reply.get("returned_tensor") is True
 
-    def time(self, sets: list[int], kind: str, spin_cycles: int, known_cycles: int, protocol: str) -> Batch:
-        """Time one sample per listed set, back to back."""
+    def time(
+        self,
+        sets: list[int],
+        kind: str,
+        spin_cycles: int,
+        known_cycles: int,
+        protocol: str,
+        timeout_s: float = REPLY_TIMEOUT_S,
+    ) -> Batch:
+        """Time one sample per listed set, back to back; CallTimeoutError past `timeout_s`."""
         message = {
             "op": "time",
             "sets": sets,
@@ -87,7 +108,7 @@ class LauncherLink:
             "protocol": protocol,
         }
         start = time.perf_counter()
-        reply = self.request(message)
+        reply = self.request(message, timeout_s=timeout_s)
         wall = time.perf_counter() - start
         raw = reply.get("readings")
         if not isinstance(raw, list) or len(raw) != len(sets) or not all(isinstance(r, dict) for r in raw):
@@ -109,11 +130,14 @@ class LauncherLink:
 def _reading(raw: dict[str, Any]) -> Reading:
     covered = raw.get("covered_s")
     modes = raw.get("modes")
+    passed = raw.get("start_passed")
     return Reading(
         elapsed_s=_number(raw.get("elapsed_s")),
         covered_s=None if covered is None else _number(covered),
         host_span_s=_number(raw.get("host_span_s")),
         modes=modes if type(modes) is int else 1,
+        call_s=_number(raw.get("call_s", 0.0)),
+        start_passed=passed if type(passed) is bool else None,
     )
 
 

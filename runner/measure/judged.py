@@ -40,6 +40,12 @@ RECHECK_BATCHES = 15
 # that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
 BATCH_BUDGET_S = 20e-3
 FIRST_BATCH = 3
+# Deadlines of one batch request, so that a call that hangs (a kernel that never ends) stops the job within
+# seconds instead of holding the GPU until the phase deadline. The first batch may still pay one-off costs; a
+# later one gets a generous multiple of what the calls took in the first.
+FIRST_BATCH_TIMEOUT_S = 60.0
+BATCH_TIMEOUT_BASE_S = 10.0
+BATCH_TIMEOUT_SLACK = 50.0
 KNOWN_SPIN_MIN_S = 20e-6
 KNOWN_SPIN_MAX_S = 1e-3
 # The calibration samples' median must match the known spin within this (relative, absolute).
@@ -56,6 +62,13 @@ CPU_WALL_TOLERANCE = (0.25, 20e-6)
 UNCOVERED_EXCUSE_SPINS = 2
 # The spin grows when more than this fraction (numerator, denominator) of a batch's samples were not covered.
 UNCOVERED_GROWTH_FRACTION = (1, 4)
+# A call that waits for the GPU inside (a synchronise, `.item()`, a blocking copy) can never be covered: the host
+# catches up with the GPU in every sample, however long the spin. After this many batches in a row in which no
+# sample was covered and the GPU had passed START whenever the call returned (the spin growing in between), the
+# case is timed with the host's part of that wait included, as the user's code really costs, and every sample
+# counts. Mistaking a very slow host for such a call costs fidelity (the readings include host time, so they can
+# only be longer), never a verdict.
+WAITING_EVIDENCE_BATCHES = 2
 
 
 def _median(values: list[float]) -> float:
@@ -65,6 +78,11 @@ def _median(values: list[float]) -> float:
 def _upper_quartile(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, (3 * len(ordered)) // 4)] if ordered else 0.0
+
+
+def _uncovered(reading: Reading) -> bool:
+    """The spin ended before the host had enqueued the sample: the GPU waited for the host at least once."""
+    return reading.covered_s is not None and reading.covered_s < reading.host_span_s
 
 
 @dataclass
@@ -86,9 +104,9 @@ class WallClock:
         # A sample whose spin did not cover the host left the GPU idle for a while: that time is on the clock but
         # in no reading. The launcher's word for it is capped, so claiming it cannot excuse much.
         idle = sum(
-            min(max(r.host_span_s - r.covered_s, 0.0), UNCOVERED_EXCUSE_SPINS * spin_s)
+            min(max(r.host_span_s - (r.covered_s or 0.0), 0.0), UNCOVERED_EXCUSE_SPINS * spin_s)
             for r in readings
-            if r.covered_s is not None and r.covered_s < r.host_span_s
+            if _uncovered(r)
         )
         self.estimates.append((solution_wall - calibration_wall - idle) / n + known_s)
         self.reported.append(sum(r.elapsed_s for r in readings) / n)
@@ -125,6 +143,8 @@ class JudgedTimer:
     cycles_per_s: float = 2.0e9  # an upper bound on the SM clock until measured
     known_cycles: int = 0
     known_s: float = 0.0
+    # A host-side bound on one call, from the first batch: the later batches' deadline.
+    call_estimate_s: float | None = None
     batch_size: int = 64
     trials: bool = False
     pending: deque[float | None] = field(default_factory=deque)
@@ -134,6 +154,11 @@ class JudgedTimer:
     # For the rejection message: how often the spin did not cover the host, and how long the host took.
     host_spans: list[float] = field(default_factory=list)
     uncovered_samples: int = 0
+    # Set once the call is seen to wait for the GPU inside (WAITING_EVIDENCE_BATCHES).
+    host_waits: bool = False
+    waiting_batches: int = 0
+    # The spin that covers the harness's own enqueue work, without the call: all a waiting call can use.
+    harness_spin_s: float = MIN_SPIN_S
 
     @property
     def case_name(self) -> str:
@@ -152,12 +177,16 @@ class JudgedTimer:
         self.batch_size = FIRST_BATCH
         readings = self._solution_batch().readings
         estimate = _median([r.elapsed_s for r in readings])
+        self.call_estimate_s = max(_median([max(r.host_span_s, r.elapsed_s) for r in readings]), estimate)
         self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))
         if self.protocol != "arena":
             return
         # The first sample of a case pays one-off costs (lazy module loading, first touches): sizing the spin
         # on it once made every later sample carry a 5 ms spin, and the wall clock drown in the spin's jitter.
-        self.spin_s = covering_spin_s(_median([r.host_span_s for r in readings[1:] or readings]))
+        settled = readings[1:] or readings
+        self.spin_s = covering_spin_s(_median([r.host_span_s for r in settled]))
+        self.harness_spin_s = covering_spin_s(_median([max(r.host_span_s - r.call_s, 0.0) for r in settled]))
+        self._note_waiting(readings)
         self.overhead_s = self._event_overhead()
         self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
 
@@ -229,8 +258,9 @@ class JudgedTimer:
         # Each batch of the launcher follows GPU work of the judge (drawing the inputs, or verifying the outputs),
         # so both kinds pay the same switch between the two processes' contexts.
         batch = self._solution_batch()
+        self._note_waiting(batch.readings)
         kept = [self._kept(r) for r in batch.readings]
-        uncovered = sum(k is None for k in kept)
+        uncovered = sum(_uncovered(r) for r in batch.readings)
         self.uncovered_samples += uncovered
         self.host_spans += [r.host_span_s for r in batch.readings]
         if self.sensors is not None and self.sensors.throttled():
@@ -247,6 +277,8 @@ class JudgedTimer:
         # that one hiccup does not lengthen every later sample; the spin is the same for a batch and its
         # calibration batch, which the wall-clock check needs.
         spans = [r.host_span_s for r in batch.readings]
+        if self.host_waits:
+            return  # no spin covers a call that waits; the harness's own spin stays
         if uncovered * UNCOVERED_GROWTH_FRACTION[1] > len(kept) * UNCOVERED_GROWTH_FRACTION[0]:
             self.spin_s = max(self.spin_s, covering_spin_s(_upper_quartile(spans)))
             self.spin_s = min(2 * self.spin_s, MAX_SPIN_S)
@@ -261,7 +293,9 @@ class JudgedTimer:
         for k in self.sets:
             self.buffers.draw_next(k, self.seed, self.index)
         self._sync()
-        batch = self.link.time(self.sets, "solution", self._spin_cycles(), 0, self.protocol)
+        batch = self.link.time(
+            self.sets, "solution", self._spin_cycles(), 0, self.protocol, timeout_s=self._batch_timeout_s()
+        )
         self._check_sum(batch)
         for k, reading in zip(self.sets, batch.readings, strict=True):
             self.verify(k)
@@ -284,6 +318,12 @@ class JudgedTimer:
         self._sync()
         return batch
 
+    def _batch_timeout_s(self) -> float:
+        if self.call_estimate_s is None:
+            return FIRST_BATCH_TIMEOUT_S
+        per_call = BATCH_TIMEOUT_SLACK * self.call_estimate_s + self.spin_s
+        return BATCH_TIMEOUT_BASE_S + len(self.sets) * per_call
+
     def _calibration_batch(self) -> Batch:
         """The same samples with the known spin (the empty call on the CPU) in the solution's place."""
         known = self.known_cycles if self.protocol == "arena" else 0
@@ -291,8 +331,18 @@ class JudgedTimer:
         self._check_sum(batch)
         return batch
 
+    def _note_waiting(self, readings: list[Reading]) -> None:
+        """Count batches that show a call waiting for the GPU; switch to timing it with its wait included."""
+        if self.protocol != "arena" or self.host_waits:
+            return
+        waiting = bool(readings) and all(_uncovered(r) and r.start_passed for r in readings)
+        self.waiting_batches = self.waiting_batches + 1 if waiting else 0
+        if self.waiting_batches >= WAITING_EVIDENCE_BATCHES:
+            self.host_waits = True
+            self.spin_s = self.harness_spin_s
+
     def _kept(self, reading: Reading) -> float | None:
-        if reading.covered_s is not None and reading.covered_s < reading.host_span_s:
+        if _uncovered(reading) and not self.host_waits:
             return None
         # Never below half the raw reading: the correction is small next to any real kernel.
         return max(reading.elapsed_s - self.overhead_s, reading.elapsed_s / 2)

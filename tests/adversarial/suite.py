@@ -113,6 +113,7 @@ class Entry:
     forbidden_text: tuple[str, ...] = ()
     max_log_chars: int | None = None
     checks_poison: bool = False
+    directory: Path = SUBMISSIONS
 
     @property
     def is_control(self) -> bool:
@@ -124,7 +125,7 @@ class Entry:
 
     @property
     def path(self) -> Path:
-        return SUBMISSIONS / self.file
+        return self.directory / self.file
 
     def source(self, placeholders: Mapping[str, object] | None = None) -> str:
         """The file's text with each `__NAME__` replaced by `placeholders[NAME]`."""
@@ -635,7 +636,9 @@ def judge_entry(
 # -- running ------------------------------------------------------------------------------------------------------
 
 
-def build_request(entry: Entry, placeholders: Mapping[str, object] | None = None) -> JobRequest:
+def build_request(
+    entry: Entry, placeholders: Mapping[str, object] | None = None, measure: MeasureConfig = MEASURE
+) -> JobRequest:
     return JobRequest(
         submission_id=f"adversarial-{entry.name}-{secrets.token_hex(4)}",
         problem_slug=entry.problem,
@@ -645,7 +648,7 @@ def build_request(entry: Entry, placeholders: Mapping[str, object] | None = None
         dtype=entry.dtype,
         mode=entry.mode,
         device_kind=entry.device,
-        measure=MEASURE,
+        measure=measure,
     )
 
 
@@ -657,6 +660,9 @@ class SuiteRunner:
     root: Path
     listen_port: int
     results: dict[str, SubmissionResult] = field(default_factory=dict)
+    # Deadlines per device; the honest corpus runs with the runner's defaults (a first call may compile).
+    limits: Mapping[Device, Mapping[str, float]] = field(default_factory=lambda: RUNNER_LIMITS)
+    measure: MeasureConfig = MEASURE
     _executors: dict[Device, Executor] = field(default_factory=dict)
 
     def state_dir(self, device: Device) -> Path:
@@ -672,7 +678,7 @@ class SuiteRunner:
             settings = RunnerSettings(
                 state_dir=state_dir,
                 sandbox_env=SANDBOX_ENV[device],
-                **RUNNER_LIMITS[device],  # type: ignore[arg-type]
+                **self.limits.get(device, {}),  # type: ignore[arg-type]
                 **SANDBOX_LIMITS,
             )
             self._executors[device] = await Executor.from_settings(settings)
@@ -684,7 +690,7 @@ class SuiteRunner:
         if entry.control is not None and entry.control not in self.results:
             await self.run(BY_NAME[entry.control])
         executor = await self.executor(entry.device)
-        request = build_request(entry, {"LISTEN_PORT": self.listen_port})
+        request = build_request(entry, {"LISTEN_PORT": self.listen_port}, self.measure)
         result = await run_job(request, executor=executor)
         self.results[entry.name] = result
         return result
@@ -727,7 +733,9 @@ class SuiteRunner:
 
 
 @asynccontextmanager
-async def open_suite_runner() -> AsyncIterator[SuiteRunner]:
+async def open_suite_runner(
+    limits: Mapping[Device, Mapping[str, float]] = RUNNER_LIMITS, measure: MeasureConfig = MEASURE
+) -> AsyncIterator[SuiteRunner]:
     """A SuiteRunner with a fresh state root (traversable by the sandbox's uid), a TCP listener on 127.0.0.1
     for the network probe, and the sentinel secret in the environment; everything is removed afterwards."""
     sentinel()
@@ -736,7 +744,7 @@ async def open_suite_runner() -> AsyncIterator[SuiteRunner]:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
-    runner = SuiteRunner(root, listener.getsockname()[1])
+    runner = SuiteRunner(root, listener.getsockname()[1], limits=limits, measure=measure)
     try:
         yield runner
     finally:

@@ -1,0 +1,26 @@
+// Honest: a workspace allocated on the first call and reused, copied out with cudaMemcpyAsync.
+#include <cuda_runtime.h>
+#include <cstdio>
+
+__global__ void add_kernel(const float* a, const float* b, float* c, size_t n) {
+    size_t stride = (size_t)blockDim.x * gridDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) c[i] = a[i] + b[i];
+}
+
+static unsigned blocks_for(size_t n) {
+    size_t blocks = (n + 255) / 256;
+    return (unsigned)(blocks > 65535 * 8 ? 65535 * 8 : blocks);
+}
+
+static float* workspace = nullptr;
+static size_t workspace_elems = 0;
+
+extern "C" void solution(const float* input_a, const float* input_b, float* output_c, size_t n) {
+    if (workspace_elems < n) {
+        if (workspace != nullptr) cudaFree(workspace);
+        cudaMalloc(&workspace, n * sizeof(float));
+        workspace_elems = n;
+    }
+    add_kernel<<<blocks_for(n), 256>>>(input_a, input_b, workspace, n);
+    cudaMemcpyAsync(output_c, workspace, n * sizeof(float), cudaMemcpyDeviceToDevice, 0);
+}
