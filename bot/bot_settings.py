@@ -14,6 +14,7 @@ from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.core.gpus import GpuSpec, spec_for
+from bot.runner_client import PLAIN_HTTP_REFUSED, sends_in_clear
 from bot.settings import Settings
 from runner.api import MeasureConfig
 
@@ -29,6 +30,16 @@ class RunnerConfig(BaseModel):
     slots: int = Field(1, ge=1, le=64)
     secret: SecretStr | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET for this runner")
     secret_file: Path | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET_FILE for this runner")
+    ca_file: Path | None = Field(None, description="PEM bundle that signs an https:// runner's certificate")
+    allow_plain_http: bool = Field(
+        False, description="allow an http:// URL to a host other than this machine (a network you trust)"
+    )
+
+    @model_validator(mode="after")
+    def _transport(self) -> RunnerConfig:
+        if sends_in_clear(self.url) and not self.allow_plain_http:
+            raise ValueError(f"runner {self.name}: {PLAIN_HTTP_REFUSED}")
+        return self
 
 
 class DeviceSpec(BaseModel):

@@ -4,13 +4,21 @@ Every request is signed (runner.auth). Calls that are idempotent (GET, DELETE, P
 idempotent on the submission id) are retried on connection errors; the event stream reconnects after the
 last event number it has. Errors come back as RunnerError(status, code, message). This module imports the
 wire models (pydantic) and never torch.
+
+Transport: an https:// runner's certificate is checked against the system's CAs, or against `ca_file` (a
+private CA or a self-signed certificate). Plain http:// is refused unless the host is this machine (loopback)
+or `allow_plain_http` says the network is trusted: the secret never crosses the wire, but sources and results
+would, readable and alterable (answers are not signed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
@@ -18,7 +26,7 @@ import aiohttp
 from pydantic import BaseModel, ValidationError
 from yarl import URL
 
-from bot.core.errors import KernelArenaError
+from bot.core.errors import KernelArenaError, UserFacingError
 from runner.api import (
     ApiError,
     HealthInfo,
@@ -60,6 +68,46 @@ def _error_from(status: int, body: bytes) -> RunnerError:
         return RunnerError(status, "http_error", body.decode("utf-8", "replace")[:300] or f"HTTP {status}")
 
 
+class RunnerConfigError(UserFacingError):
+    """A runner's URL or TLS settings cannot be used as given; the message says what to change."""
+
+
+def sends_in_clear(url: str) -> bool:
+    """Whether requests to `url` would cross a network unencrypted: http:// to a host that is not loopback."""
+    parsed = URL(url)
+    if parsed.scheme != "http":
+        return False
+    host = (parsed.host or "").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+PLAIN_HTTP_REFUSED = (
+    "The runner URL uses plain http:// to another host: job sources and results would cross the network "
+    "unencrypted, and a machine on the path could alter the results. Serve the runner over HTTPS "
+    "(RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, or a TLS proxy in front) and use an https:// URL, or, on a "
+    "network you trust, allow plain HTTP for this runner (`allow_plain_http` in its ARENA_BOT_RUNNERS entry, "
+    "or --allow-plain-http for arena submit)."
+)
+
+
+def client_ssl(ca_file: str | Path | None) -> ssl.SSLContext | bool:
+    """What aiohttp's `ssl=` takes: True (the system's CAs), or a context that trusts `ca_file`."""
+    if ca_file is None:
+        return True
+    try:
+        return ssl.create_default_context(cafile=str(ca_file))
+    except (OSError, ssl.SSLError) as exc:
+        raise RunnerConfigError(
+            f"Cannot load the runner's CA bundle {ca_file}: {getattr(exc, 'strerror', None) or exc}. "
+            f"Give a readable PEM file with the certificate of the CA that signed the runner's certificate."
+        ) from exc
+
+
 class RunnerClient:
     """One runner. Use as `async with RunnerClient(url, secret) as runner:`, or pass your own session."""
 
@@ -72,8 +120,15 @@ class RunnerClient:
         timeout_s: float = 30.0,
         retries: int = 3,
         retry_delay_s: float = 1.0,
+        ca_file: str | Path | None = None,
+        allow_plain_http: bool = False,
     ) -> None:
+        """`ca_file`: trust the runner's certificate through this PEM bundle; `allow_plain_http`: the network
+        to a non-loopback http:// runner is trusted. Raises RunnerConfigError when the URL or file won't do."""
         self.base_url = base_url.rstrip("/")
+        if sends_in_clear(self.base_url) and not allow_plain_http:
+            raise RunnerConfigError(PLAIN_HTTP_REFUSED)
+        self._ssl = client_ssl(ca_file)
         self._secret = secret
         self._session = session
         self._owns_session = session is None
@@ -115,7 +170,7 @@ class RunnerClient:
             url, headers = self._signed(method, path, body)  # signed anew: the runner rejects replays
             try:
                 async with self._http().request(
-                    method, url, data=body or None, headers=headers, timeout=timeout or self._timeout
+                    method, url, data=body or None, headers=headers, timeout=timeout or self._timeout, ssl=self._ssl
                 ) as response:
                     data = await response.read()
                     if response.status >= 400:
@@ -183,7 +238,7 @@ class RunnerClient:
     async def _stream_once(self, path: str) -> AsyncIterator[JobEvent]:
         url, headers = self._signed("GET", path, b"")
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=self._timeout.total, sock_read=STREAM_READ_TIMEOUT_S)
-        async with self._http().get(url, headers=headers, timeout=timeout) as response:
+        async with self._http().get(url, headers=headers, timeout=timeout, ssl=self._ssl) as response:
             if response.status >= 400:
                 raise _error_from(response.status, await response.read())
             pending = b""

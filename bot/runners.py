@@ -81,7 +81,13 @@ async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -
     """Remote runners from `settings.runners`, plus a local one when `settings.local_runner` asks for it."""
     built = RunnerSet()
     for config in settings.runners:
-        client = RunnerClient(config.url, settings.runner_secret_for(config), session=session)
+        client = RunnerClient(
+            config.url,
+            settings.runner_secret_for(config),
+            session=session,
+            ca_file=config.ca_file,
+            allow_plain_http=config.allow_plain_http,
+        )
         built.remote.append(RemoteRunner(config, client))
         log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
     if settings.wants_local_runner():

@@ -28,11 +28,13 @@ def _read_secret(path: str | None) -> bytes:
     return secret
 
 
-async def _run_remote(url: str, secret: bytes, request: JobRequest) -> SubmissionResult:
+async def _run_remote(
+    url: str, secret: bytes, request: JobRequest, *, ca_file: str | None = None, allow_plain_http: bool = False
+) -> SubmissionResult:
     """Submit to a runner daemon over HTTP and follow its events to the result."""
     from bot.runner_client import RunnerClient, RunnerError
 
-    async with RunnerClient(url, secret) as runner:
+    async with RunnerClient(url, secret, ca_file=ca_file, allow_plain_http=allow_plain_http) as runner:
         try:
             accepted = await runner.submit(request)
             if accepted.queue_position:
@@ -113,7 +115,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if secret is not None:
-        result = asyncio.run(_run_remote(args.runner, secret, request))
+        result = asyncio.run(
+            _run_remote(
+                args.runner, secret, request, ca_file=args.runner_ca_file, allow_plain_http=args.allow_plain_http
+            )
+        )
     elif args.no_store:
         result = asyncio.run(run_job(request, ProgressPrinter()))
     else:
@@ -158,4 +164,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--runner", metavar="URL", help="use a remote runner daemon (e.g. http://gpu-host:8700)")
     p.add_argument("--secret-file", metavar="F", help="file with the runner's shared secret (with --runner)")
+    p.add_argument(
+        "--runner-ca-file", metavar="F", help="PEM bundle that signs an https:// runner's certificate (with --runner)"
+    )
+    p.add_argument(
+        "--allow-plain-http",
+        action="store_true",
+        help="allow an http:// runner on another host (sources and results cross the network unencrypted)",
+    )
     p.set_defaults(func=cmd_submit)

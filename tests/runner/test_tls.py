@@ -1,0 +1,233 @@
+"""TLS on the bot–runner link: the runner serves HTTPS with RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, and
+the client trusts it through a CA bundle; plain http:// to another host is refused unless allowed.
+
+Certificates are made per test by a throwaway CA (trustme): a real TLS handshake, real certificate checks.
+"""
+
+from __future__ import annotations
+
+import ssl
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+import pytest
+import trustme
+from aiohttp import web
+from cryptography.hazmat.primitives import serialization
+from pydantic import ValidationError
+
+from bot.bot_settings import BotSettings, RunnerConfig
+from bot.runner_client import RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
+from bot.runners import build_runners
+from runner.server import create_app
+from runner.settings import RunnerSettings, SettingsError
+from tests.runner.conftest import EXAMPLES, free_port, settings_for
+from tests.runner.daemon_process import DaemonProcess
+
+
+@dataclass
+class Pki:
+    ca_file: Path
+    cert_file: Path
+    key_file: Path
+    key: trustme.LeafCert
+
+    def client_context(self) -> ssl.SSLContext:
+        return ssl.create_default_context(cafile=str(self.ca_file))
+
+
+@pytest.fixture
+def pki(tmp_path: Path) -> Pki:
+    """A throwaway CA and a certificate it signed for 127.0.0.1 and localhost."""
+    ca = trustme.CA()
+    leaf = ca.issue_cert("127.0.0.1", "localhost")
+    ca_file, cert_file, key_file = tmp_path / "ca.pem", tmp_path / "runner.crt", tmp_path / "runner.key"
+    ca.cert_pem.write_to_path(str(ca_file))
+    for blob in leaf.cert_chain_pems:
+        blob.write_to_path(str(cert_file), append=True)
+    leaf.private_key_pem.write_to_path(str(key_file))
+    key_file.chmod(0o600)
+    return Pki(ca_file, cert_file, key_file, leaf)
+
+
+@asynccontextmanager
+async def serve_https(settings: RunnerSettings) -> AsyncIterator[str]:
+    """The real application on a free port of 127.0.0.1, with the TLS context the daemon would use."""
+    context = settings.server_ssl_context()
+    assert context is not None
+    app_runner = web.AppRunner(create_app(settings), access_log=None)
+    await app_runner.setup()
+    port = free_port()
+    await web.TCPSite(app_runner, "127.0.0.1", port, ssl_context=context).start()
+    try:
+        yield f"https://127.0.0.1:{port}"
+    finally:
+        await app_runner.cleanup()
+
+
+def _tls(settings: RunnerSettings, pki: Pki) -> RunnerSettings:
+    return settings.model_copy(update={"tls_cert_file": pki.cert_file, "tls_key_file": pki.key_file})
+
+
+# -- the runner serves HTTPS ---------------------------------------------------------------------------------
+
+
+async def test_the_client_reaches_an_https_runner_through_its_ca_file(state_dir: Path, secret: str, pki: Pki) -> None:
+    async with serve_https(_tls(settings_for(state_dir, secret), pki)) as url:
+        async with RunnerClient(url, secret.encode(), ca_file=pki.ca_file) as client:
+            assert (await client.health()).slots == 1
+
+        # Without the CA, the certificate is not trusted: no request is sent.
+        async with RunnerClient(url, secret.encode(), retries=1) as untrusting:
+            with pytest.raises(RunnerError) as refused:
+                await untrusting.health()
+        assert refused.value.status == 0 and "certificate" in refused.value.message.lower()
+
+        # The port speaks TLS only: a plain-HTTP request gets no answer.
+        plain = url.replace("https://", "http://")
+        async with aiohttp.ClientSession() as session:
+            with pytest.raises(aiohttp.ClientError):
+                async with session.get(plain + "/v1/openapi.json") as response:
+                    await response.read()
+
+
+async def test_python_m_runner_serve_speaks_https_when_both_files_are_set(
+    state_dir: Path, secret: str, pki: Pki
+) -> None:
+    tls_env = {"RUNNER_TLS_CERT_FILE": str(pki.cert_file), "RUNNER_TLS_KEY_FILE": str(pki.key_file)}
+    daemon = DaemonProcess(state_dir, secret, free_port(), state_dir.parent / f"{state_dir.name}.log", tls_env)
+    daemon.scheme = "https"
+    daemon.start()
+    try:
+        await daemon.wait_ready(pki.client_context())
+        async with RunnerClient(daemon.url, secret.encode(), ca_file=pki.ca_file) as client:
+            assert (await client.health()).slots == 1
+        assert f"on https://127.0.0.1:{daemon.port}" in daemon.log()
+    finally:
+        daemon.close()
+
+
+async def test_the_bot_reaches_an_https_runner_configured_with_a_ca_file(
+    state_dir: Path, secret: str, pki: Pki
+) -> None:
+    async with serve_https(_tls(settings_for(state_dir, secret), pki)) as url:
+        config = RunnerConfig(name="tls-runner", url=url, gpu_type="cpu", ca_file=pki.ca_file)
+        settings = BotSettings(token="not-a-real-token", runners=[config], runner_secret=secret, local_runner="off")
+        async with aiohttp.ClientSession() as session:
+            runners = await build_runners(settings, session)
+            [status] = await runners.statuses()
+            await runners.aclose()
+    assert status.error is None and status.health is not None and status.health.slots == 1
+
+
+# -- the runner's TLS settings ---------------------------------------------------------------------------------
+
+
+def test_a_certificate_without_its_key_is_refused_naming_both_variables(state_dir: Path, pki: Pki) -> None:
+    with pytest.raises(ValidationError, match="RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE"):
+        RunnerSettings(state_dir=state_dir, tls_cert_file=pki.cert_file)
+
+
+def test_unusable_tls_files_give_a_settings_error_naming_the_file(state_dir: Path, pki: Pki, tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text("not a certificate\n")
+    encrypted = tmp_path / "encrypted.key"
+    key = serialization.load_pem_private_key(pki.key.private_key_pem.bytes(), password=None)
+    encrypted.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"a passphrase"),
+        )
+    )
+    cases = [
+        (garbage, pki.key_file, str(garbage)),
+        (tmp_path / "missing.crt", pki.key_file, "missing.crt"),
+        (pki.cert_file, pki.cert_file, "runner.crt"),  # a certificate where the key belongs
+        (pki.cert_file, encrypted, "encrypted"),
+    ]
+    for cert_file, key_file, named in cases:
+        settings = RunnerSettings(state_dir=state_dir, tls_cert_file=cert_file, tls_key_file=key_file)
+        with pytest.raises(SettingsError, match="RUNNER_TLS_") as failed:
+            settings.server_ssl_context()
+        assert named in str(failed.value)
+
+
+def test_the_daemon_refuses_to_start_with_half_a_tls_configuration(state_dir: Path, secret: str, pki: Pki) -> None:
+    daemon = DaemonProcess(
+        state_dir, secret, free_port(), state_dir.parent / "half-tls.log", {"RUNNER_TLS_CERT_FILE": str(pki.cert_file)}
+    )
+    finished = subprocess.run(
+        [sys.executable, "-m", "runner", "serve"],
+        env=daemon.environment(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    stderr = finished.stderr.decode(errors="replace")
+    assert finished.returncode == 2, stderr
+    assert "RUNNER_TLS_KEY_FILE" in stderr and "Traceback" not in stderr
+
+
+# -- the client's transport policy -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "in_clear"),
+    [
+        ("http://gpu-a.internal:8700", True),
+        ("http://10.0.0.7:8700", True),
+        ("http://127.0.0.1:8700", False),
+        ("http://127.8.9.10:8700", False),
+        ("http://localhost:8700", False),
+        ("http://[::1]:8700", False),
+        ("https://gpu-a.internal:8700", False),
+        ("https://10.0.0.7", False),
+    ],
+)
+def test_plain_http_is_refused_to_any_host_but_this_one(url: str, in_clear: bool) -> None:
+    assert sends_in_clear(url) is in_clear
+    if in_clear:
+        with pytest.raises(RunnerConfigError, match="https://"):
+            RunnerClient(url, b"s" * 32)
+        with pytest.raises(ValidationError, match="allow_plain_http"):
+            RunnerConfig(name="r", url=url, gpu_type="h100")
+    RunnerClient(url, b"s" * 32, allow_plain_http=True)
+    RunnerConfig(name="r", url=url, gpu_type="h100", allow_plain_http=True)
+
+
+def test_an_unreadable_ca_file_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-ca.pem"
+    with pytest.raises(RunnerConfigError, match=r"no-such-ca\.pem"):
+        RunnerClient("https://gpu-a.internal:8700", b"s" * 32, ca_file=missing)
+
+
+def test_arena_submit_refuses_plain_http_to_another_host(tmp_path: Path) -> None:
+    secret_file = tmp_path / "runner.secret"
+    secret_file.write_text("s" * 32)
+    finished = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "submit",
+            "vector_add",
+            str(EXAMPLES / "vector_add.py"),
+            "--no-store",
+            "--runner",
+            "http://192.0.2.1:8700",
+            "--secret-file",
+            str(secret_file),
+        ],
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    stderr = finished.stderr.decode(errors="replace")
+    assert finished.returncode != 0
+    assert "--allow-plain-http" in stderr and "Traceback" not in stderr
