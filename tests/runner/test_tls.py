@@ -6,6 +6,7 @@ Certificates are made per test by a throwaway CA (trustme): a real TLS handshake
 
 from __future__ import annotations
 
+import shutil
 import ssl
 import subprocess
 import sys
@@ -123,6 +124,24 @@ async def test_the_bot_reaches_an_https_runner_configured_with_a_ca_file(
             [status] = await runners.statuses()
             await runners.aclose()
     assert status.error is None and status.health is not None and status.health.slots == 1
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+async def test_the_deploy_script_makes_certificates_that_pass_strict_checks(
+    state_dir: Path, secret: str, tmp_path: Path
+) -> None:
+    script = Path(__file__).resolve().parents[2] / "deploy" / "tls" / "make-runner-cert.sh"
+    tls = tmp_path / "tls"
+    made = subprocess.run(["bash", str(script), str(tls), "localhost", "127.0.0.1"], capture_output=True, check=False)
+    assert made.returncode == 0, made.stderr.decode(errors="replace")
+    settings = settings_for(state_dir, secret, tls_cert_file=tls / "localhost.crt", tls_key_file=tls / "localhost.key")
+    async with serve_https(settings) as url:
+        async with RunnerClient(url, secret.encode(), ca_file=tls / "ca.pem") as client:
+            assert (await client.health()).slots == 1
+        strict = ssl.create_default_context(cafile=str(tls / "ca.pem"))
+        strict.verify_flags |= ssl.VERIFY_X509_STRICT  # Python 3.13's default
+        async with aiohttp.ClientSession() as session, session.get(url + "/v1/openapi.json", ssl=strict) as answer:
+            assert answer.status == 200
 
 
 # -- the runner's TLS settings ---------------------------------------------------------------------------------
