@@ -83,7 +83,13 @@ class ArenaBot(commands.Bot):
         self._resources.push_async_callback(self.runners.aclose)
         self.hub = ProgressHub()
         runner_pool = RunnerPool(self.runners.runners)
-        self.dispatcher = Dispatcher(self.pool, runner_pool, settings.arena.dispatch, on_event=self.hub.on_event)
+        self.dispatcher = Dispatcher(
+            self.pool,
+            runner_pool,
+            settings.arena.dispatch,
+            on_event=self.hub.on_event,
+            on_runner_state=self.hub.on_runner_state,
+        )
         self._dispatch_task = asyncio.create_task(self.dispatcher.run(), name="dispatcher")
         self._dispatch_task.add_done_callback(_dispatcher_stopped)
         self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)

@@ -2,21 +2,46 @@
 
 `run` posts the job under the dispatcher's job key, which the runner treats as its idempotency key: a repeat
 (after a lost connection, or a dispatcher that restarted and requeued the job) follows the job the runner
-already has instead of starting a second. `attach` follows a job this process posted earlier; after a bot
-restart it knows none, so the dispatcher requeues, and the re-post attaches through that same idempotency.
+already has instead of starting a second. `attach` follows a job this process posted earlier, from the first
+event not yet delivered; after a bot restart it knows none, so the dispatcher requeues, and the re-post
+attaches through that same idempotency.
+
+Errors keep two cases apart, because the dispatcher treats them differently:
+- the runner does not answer (connection refused or timed out, or a proxy in front of it says the backend is
+  down), or has no room: `RunnerUnavailableError`, which costs the job no attempt;
+- the runner answers and cannot finish the job (it no longer has it, or refuses it): `RunnerLostError`.
+The runner's address goes to the log only; error messages name the runner.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from bot.bot_settings import RunnerConfig
 from bot.core.dispatch import EventCallback
-from bot.core.errors import RunnerLostError, UserFacingError
+from bot.core.errors import RunnerLostError, RunnerUnavailableError, UserFacingError
 from bot.runner_client import RunnerClient, RunnerError
-from runner.api import HealthInfo, JobEvent, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
+from runner.api import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 
 log = logging.getLogger(__name__)
+
+# Answers that say "not now" rather than "not this job": a proxy whose backend is down, a full queue.
+UNAVAILABLE_STATUSES = frozenset({0, 429, 502, 503, 504})
+PROBE_TIMEOUT_S = 5.0
+
+
+def is_unavailable(exc: RunnerError) -> bool:
+    """The runner did not answer the call, or had no room for it: nothing was lost."""
+    return exc.status in UNAVAILABLE_STATUSES
+
+
+@dataclass
+class _Followed:
+    """A job this process posted: the runner's id for it, and the last event delivered."""
+
+    job_id: str
+    seq: int = 0
 
 
 class RemoteRunner:
@@ -25,7 +50,7 @@ class RemoteRunner:
     def __init__(self, config: RunnerConfig, client: RunnerClient) -> None:
         self._config = config
         self._client = client
-        self._jobs: dict[str, str] = {}
+        self._jobs: dict[str, _Followed] = {}
 
     @property
     def name(self) -> str:
@@ -48,8 +73,10 @@ class RemoteRunner:
         try:
             accepted = await self._client.submit(remote)
         except RunnerError as exc:
-            raise RunnerLostError(f"could not post {job_key}: {exc.message} ({exc.code})") from exc
-        self._jobs[job_key] = accepted.job_id
+            raise self._failure(exc, f"could not post {job_key}", accepted=False) from exc
+        known = self._jobs.get(job_key)
+        if known is None or known.job_id != accepted.job_id:
+            self._jobs[job_key] = _Followed(accepted.job_id)
         log.info(
             "%s: submission %s posted as runner job %s (queue position %s, new %s)",
             self.name,
@@ -58,37 +85,62 @@ class RemoteRunner:
             accepted.queue_position,
             accepted.created,
         )
-        result = await self._follow(job_key, accepted.job_id, on_event)
+        result = await self._follow(job_key, on_event)
         if result is None:
             raise RunnerLostError(f"the runner cancelled {job_key}")
         return result.model_copy(update={"submission_id": request.submission_id})
 
     async def attach(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
-        job_id = self._jobs.get(job_key)
-        if job_id is None:
+        if job_key not in self._jobs:
             return None
-        return await self._follow(job_key, job_id, on_event)
+        return await self._follow(job_key, on_event)
 
-    async def _follow(self, job_key: str, job_id: str, on_event: EventCallback) -> SubmissionResult | None:
-        async def deliver(event: JobEvent) -> None:
-            maybe = on_event(event)
-            if maybe is not None:
-                await maybe
-
-        # A cancelled follower (a dispatcher stopping) keeps the mapping, so that a restart in this process can
-        # attach again; a finished or lost job forgets it.
+    async def probe(self) -> bool:
+        """Whether the runner answers now: any HTTP answer from it counts (a refusal shows on the next job)."""
         try:
-            result = await self._client.wait_result(job_id, deliver)
+            await self._client.health(retry=False, timeout_s=PROBE_TIMEOUT_S)
         except RunnerError as exc:
-            self._jobs.pop(job_key, None)
-            raise RunnerLostError(f"lost {job_key} (runner job {job_id}): {exc.message} ({exc.code})") from exc
+            return not is_unavailable(exc)
+        return True
+
+    async def _follow(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
+        followed = self._jobs[job_key]
+        result: SubmissionResult | None = None
+        # A follower that is cancelled (a dispatcher stopping) or cut off (the runner stopped answering) keeps
+        # the mapping, so that `attach` picks the job up again after the last event delivered; a finished or
+        # lost job forgets it.
+        try:
+            async for event in self._client.events(followed.job_id, after=followed.seq):
+                maybe = on_event(event)
+                if maybe is not None:
+                    await maybe
+                followed.seq = event.seq
+                if event.type == "done":
+                    result = event.result
+        except RunnerError as exc:
+            if not is_unavailable(exc):
+                self._jobs.pop(job_key, None)
+            raise self._failure(exc, f"following {job_key} (runner job {followed.job_id})", accepted=True) from exc
         self._jobs.pop(job_key, None)
         return result
+
+    def _failure(self, exc: RunnerError, what: str, *, accepted: bool) -> Exception:
+        log.warning("%s (%s): %s: %s", self.name, self.url, what, exc)
+        if is_unavailable(exc):
+            answer = "no answer" if exc.status == 0 else f"HTTP {exc.status} {exc.code}"
+            return RunnerUnavailableError(f"{what}: {answer}", accepted=accepted)
+        return RunnerLostError(f"{what}: the runner answered HTTP {exc.status} {exc.code}")
 
     async def validate(self, request: ValidateRequest) -> ValidateReport:
         try:
             return await self._client.validate(request)
         except RunnerError as exc:
+            log.warning("%s (%s): the self-test call failed: %s", self.name, self.url, exc)
+            if is_unavailable(exc) or exc.code == "http_error":
+                raise UserFacingError(
+                    f"Runner `{self.name}` is not answering, so the self-test did not run. Try again later, "
+                    "or check the runner with `/mod runners`."
+                ) from exc
             raise UserFacingError(
                 f"Runner `{self.name}` could not run the self-test: {exc.message} ({exc.code}). Try again later."
             ) from exc

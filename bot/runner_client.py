@@ -60,6 +60,15 @@ class RunnerError(KernelArenaError):
         self.message = message
 
 
+def _cause(exc: BaseException) -> str:
+    """What went wrong on the connection, without the host and port that aiohttp's messages carry."""
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(exc.os_error, ConnectionRefusedError):
+        return "connection refused"
+    return type(exc).__name__
+
+
 def _error_from(status: int, body: bytes) -> RunnerError:
     try:
         error = ApiError.model_validate_json(body).error
@@ -177,9 +186,11 @@ class RunnerClient:
                         raise _error_from(response.status, data)
                     return data
             except (aiohttp.ClientConnectionError, TimeoutError) as exc:
+                # The address is logged here and kept out of the error: its message can reach people.
                 if attempt == attempts:
-                    raise RunnerError(0, "unreachable", f"Cannot reach the runner at {self.base_url}: {exc!r}") from exc
-                log.info("%s %s failed (%r); retry %d of %d", method, path, exc, attempt, attempts - 1)
+                    log.warning("%s %s%s: no answer (%r)", method, self.base_url, path, exc)
+                    raise RunnerError(0, "unreachable", f"No answer from the runner ({_cause(exc)})") from exc
+                log.info("%s %s%s failed (%r); retry %d of %d", method, self.base_url, path, exc, attempt, attempts - 1)
                 await asyncio.sleep(self._retry_delay_s * attempt)
         raise AssertionError("unreachable")
 
@@ -201,8 +212,10 @@ class RunnerClient:
     async def cancel(self, job_id: str) -> JobStatus:
         return self._parse(JobStatus, await self._call("DELETE", f"/v1/jobs/{job_id}", retry=True))
 
-    async def health(self) -> HealthInfo:
-        return self._parse(HealthInfo, await self._call("GET", "/v1/health", retry=True))
+    async def health(self, *, retry: bool = True, timeout_s: float | None = None) -> HealthInfo:
+        """The runner's health; `retry=False` and a short `timeout_s` make it a quick probe."""
+        timeout = aiohttp.ClientTimeout(total=timeout_s) if timeout_s is not None else None
+        return self._parse(HealthInfo, await self._call("GET", "/v1/health", retry=retry, timeout=timeout))
 
     async def validate(self, request: ValidateRequest) -> ValidateReport:
         """Run a problem's admission self-test on the runner (not retried: it costs a GPU slot)."""
@@ -229,10 +242,13 @@ class RunnerClient:
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
                 failures += 1
                 if failures >= self._retries:
+                    log.warning("job %s: the event stream from %s keeps failing (%r)", job_id, self.base_url, exc)
                     raise RunnerError(
-                        0, "unreachable", f"The event stream of job {job_id} keeps failing: {exc!r}"
+                        0, "unreachable", f"The event stream of job {job_id} keeps failing ({_cause(exc)})"
                     ) from exc
-                log.info("job %s: event stream broke after %d (%r); reconnecting", job_id, after, exc)
+                log.info(
+                    "job %s: event stream from %s broke after %d (%r); reconnecting", job_id, self.base_url, after, exc
+                )
                 await asyncio.sleep(self._retry_delay_s * failures)
 
     async def _stream_once(self, path: str) -> AsyncIterator[JobEvent]:

@@ -36,6 +36,16 @@ class RunnerStatus:
     error: str | None
 
 
+def _health_error(exc: RunnerError | TimeoutError) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {HEALTH_TIMEOUT_S:g} s"
+    if exc.status == 0:
+        return "no answer"
+    if exc.code == "http_error":
+        return f"HTTP {exc.status}"
+    return f"HTTP {exc.status} {exc.code}: {exc.message}"
+
+
 @dataclass
 class RunnerSet:
     remote: list[RemoteRunner] = field(default_factory=list)
@@ -69,7 +79,9 @@ class RunnerSet:
         try:
             health = await asyncio.wait_for(runner.health(), HEALTH_TIMEOUT_S)
         except (RunnerError, TimeoutError) as exc:
-            return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, str(exc))
+            # Moderators read this in Discord: the cause, never the runner's address (that goes to the log).
+            log.warning("runner %s (%s): health check failed: %r", runner.name, runner.url, exc)
+            return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, _health_error(exc))
         return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None)
 
     async def aclose(self) -> None:

@@ -52,6 +52,13 @@ class DispatchSettings(BaseSettings):
     max_attempts: int = Field(3, ge=1, description="dispatches of one job before it is marked failed")
     retry_backoff_s: float = Field(5.0, ge=0)
     poll_s: float = Field(2.0, gt=0, description="how often to look for queued jobs without a notification")
+    store_retry_s: float = Field(
+        1.0, gt=0, description="while the database is unreachable, how often to try it again (longest wait)"
+    )
+    runner_probe_s: float = Field(2.0, gt=0, description="how often to ask an unreachable runner whether it is back")
+    runner_outage_s: float = Field(
+        900.0, gt=0, description="a job waits this long for an unreachable runner of its GPU type, then fails"
+    )
 
 
 class RateLimitSettings(BaseSettings):

@@ -113,7 +113,8 @@ class SubmissionTracker:
         header = SubmissionHeader.of(ticket)
         try:
             async with subscription:
-                state = ProgressState(queue_position=ticket.receipt.queue_position or None)
+                state = ProgressState(queue_position=ticket.receipt.queue_position or None, gpu_type=ticket.gpu_type)
+                state.runner_outage_s = self._hub.runner_outage_s(ticket.gpu_type)
                 throttle = EditThrottle(self._settings.progress_interval_s)
                 await live.show(render_progress(header, state))
                 throttle.mark(time.monotonic())
@@ -161,6 +162,9 @@ class SubmissionTracker:
                 if progress.state == "queued" and progress.queue_position != state.queue_position:
                     state.queue_position = progress.queue_position
                     dirty = True
+                shown = state.status
+                state.runner_outage_s = self._hub.runner_outage_s(ticket.gpu_type)  # no runner of its type answers
+                dirty = dirty or state.status != shown
             for event in events:
                 state.apply(event)
                 dirty = True

@@ -10,6 +10,17 @@ hosts; `bot.core.local_runner.LocalRunner` runs jobs on this machine). The queue
   holds the job (`JobRunner.attach`) or requeues it;
 - a runner that is lost mid-job puts the job back in the queue, at most `max_attempts` dispatches in all.
 
+Outages are waited out, not counted against jobs:
+
+- the store: every step that reads or writes it is retried until it answers (a runner slot is never kept by a
+  step that failed), the LISTEN connection is made again, and a result that could not be stored is kept and
+  stored when the database is back;
+- a runner that does not answer (`RunnerUnavailableError`) is set aside and probed every `runner_probe_s`. A
+  job it never got goes back to the queue with the attempt not counted; a job it had accepted is followed
+  again once it answers. The hook `on_runner_state` hears when a GPU type loses its last answering runner
+  and when one is back, so that users are told their job waits. Jobs fail only when no runner of their GPU
+  type has answered for `runner_outage_s`.
+
 Cancelling `run()` behaves like a crash as far as the queue is concerned: in-flight jobs keep their leases,
 and the next start deals with them.
 """
@@ -22,12 +33,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from functools import partial
+from typing import Protocol, TypeVar
 
 import asyncpg
 
-from bot.core.errors import RunnerLostError
-from bot.core.results import mark_running, record_result, requeue_or_fail
+from bot.core.errors import RunnerLostError, RunnerUnavailableError
+from bot.core.results import fail_unreachable, mark_running, record_result, requeue_or_fail, requeue_unreached
 from bot.db import jobs
 from bot.db.jobs import Lease
 from bot.settings import DispatchSettings
@@ -38,6 +50,23 @@ log = logging.getLogger(__name__)
 EventCallback = Callable[[JobEvent], Awaitable[None] | None]
 EventHook = Callable[[int, JobEvent], Awaitable[None] | None]
 """Called with (submission id, event) for every runner event: the bot edits the user's message from it."""
+RunnerStateHook = Callable[[str, float | None], None]
+"""Called with (GPU type, `time.monotonic()` since when none of its runners answers, or None once one does)."""
+
+T = TypeVar("T")
+
+# The store is out of reach (stopped, restarting, recovering, the network): wait and try again. Other errors are
+# bugs or bad data, which no retry fixes.
+STORE_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.InterfaceError,
+    OSError,
+    TimeoutError,
+)
+# What the dispatch loop rides out before looking again: any store error, so that one bad row cannot stop it.
+STORE_ERRORS: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *STORE_OUTAGE_ERRORS)
 
 
 class JobRunner(Protocol):
@@ -58,9 +87,22 @@ class JobRunner(Protocol):
         ...
 
     async def attach(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
-        """Follow a job started earlier (before the dispatcher restarted) to its result, replaying its events.
-        Returns None when this runner does not hold the job, so that it is requeued."""
+        """Follow a job started earlier (before the dispatcher restarted, or before the runner stopped answering)
+        to its result, with the events not yet delivered. Returns None when this runner does not hold the job,
+        so that it is requeued. Both calls raise RunnerUnavailableError when the runner does not answer.
+
+        A runner may also define `async probe() -> bool`, whether it answers now. One without it is handed the
+        next job `runner_probe_s` after it stopped answering, and that job is the probe."""
         ...
+
+
+def _alive(conn: asyncpg.Connection) -> bool:
+    """Whether a pooled connection is still open. One the server dropped went back to the pool by itself, and
+    its proxy refuses every call, this one included."""
+    try:
+        return not conn.is_closed()
+    except asyncpg.InterfaceError:
+        return False
 
 
 def job_key(job_id: int) -> str:
@@ -74,14 +116,19 @@ class RunnerPool:
     def __init__(self, runners: Iterable[JobRunner]) -> None:
         self._runners = {r.name: r for r in runners}
         self._busy: dict[str, int] = dict.fromkeys(self._runners, 0)
+        self._down: dict[str, float] = {}
         self.freed = asyncio.Event()
 
     def gpu_types(self) -> list[str]:
         return sorted({r.gpu_type for r in self._runners.values()})
 
     def acquire(self, gpu_type: str) -> JobRunner | None:
-        """Reserve a slot on the least busy runner of `gpu_type`, or None when all are busy."""
-        free = [r for r in self._runners.values() if r.gpu_type == gpu_type and self._busy[r.name] < r.slots]
+        """Reserve a slot on the least busy answering runner of `gpu_type`, or None when all are busy or down."""
+        free = [
+            r
+            for r in self._runners.values()
+            if r.gpu_type == gpu_type and self._busy[r.name] < r.slots and r.name not in self._down
+        ]
         if not free:
             return None
         runner = min(free, key=lambda r: self._busy[r.name] / r.slots)
@@ -101,6 +148,34 @@ class RunnerPool:
         self._busy[runner.name] -= 1
         if wake:
             self.freed.set()
+
+    def mark_down(self, runner: JobRunner, now: float) -> bool:
+        """The runner stopped answering: no new job goes to it. True when it was answering until now."""
+        if runner.name in self._down:
+            return False
+        self._down[runner.name] = now
+        return True
+
+    def mark_up(self, runner: JobRunner) -> bool:
+        """The runner answers again; wakes the dispatcher. True when it was down until now."""
+        if self._down.pop(runner.name, None) is None:
+            return False
+        self.freed.set()
+        return True
+
+    def down_since(self, runner: JobRunner) -> float | None:
+        return self._down.get(runner.name)
+
+    def down(self) -> list[JobRunner]:
+        """The runners that do not answer now."""
+        return [self._runners[name] for name in self._down]
+
+    def outage_since(self, gpu_type: str) -> float | None:
+        """Since when no runner of `gpu_type` answers (`time.monotonic()`), or None when one does."""
+        since = [self._down.get(r.name) for r in self._runners.values() if r.gpu_type == gpu_type]
+        if not since or any(s is None for s in since):
+            return None
+        return max(s for s in since if s is not None)
 
 
 @dataclass(frozen=True)
@@ -122,12 +197,17 @@ class Dispatcher:
         settings: DispatchSettings,
         *,
         on_event: EventHook | None = None,
+        on_runner_state: RunnerStateHook | None = None,
     ) -> None:
         self._pool = pool
         self._runners = runners
         self._settings = settings
         self._on_event = on_event
+        self._on_runner_state = on_runner_state
         self._inflight: dict[int, asyncio.Task[SubmissionResult | None]] = {}
+        self._listener: asyncpg.Connection | None = None
+        self._probes: dict[str, asyncio.Task[None]] = {}
+        self._next_probe: dict[str, float] = {}
         self.failures: dict[int, BaseException] = {}
         """Jobs whose progress could not be stored, by job id: their leases lapse and a sweep retries them."""
 
@@ -141,44 +221,118 @@ class Dispatcher:
         return frozenset(self._inflight)
 
     async def run(self) -> None:
-        """Recover, then dispatch until cancelled; new submissions wake it through LISTEN/NOTIFY."""
-        conn = await self._pool.acquire()
-        await conn.add_listener(jobs.QUEUE_CHANNEL, self._notified)
+        """Recover, then dispatch until cancelled; new submissions wake it through LISTEN/NOTIFY.
+
+        Nothing the store or a runner does ends this loop: while the database is out of reach it tries again
+        every `store_retry_s` (recovery first, if it has not happened yet), and picks up where it was."""
+        recovered = False
+        next_sweep = 0.0
         try:
-            await self.recover()
-            next_sweep = time.monotonic() + self._settings.lease_s / 2
             while True:
                 # Cleared before looking, so a wake-up that comes while we look is not lost.
                 self._runners.freed.clear()
+                store_ok = True
                 try:
+                    await self._listen()
+                    if not recovered:
+                        await self.recover()
+                        recovered = True
+                        next_sweep = time.monotonic() + self._settings.lease_s / 2
                     await self.dispatch_ready()
                     if time.monotonic() >= next_sweep:
                         next_sweep = time.monotonic() + self._settings.lease_s / 2
-                        await self._adopt(
-                            await jobs.take_over(self._pool, self.owner, self._settings.lease_s, include_own=False)
-                        )
-                except (asyncpg.PostgresError, OSError) as exc:
-                    # The store is briefly unreachable (a restart, a failover): keep the loop, try again later.
+                        await self._sweep()
+                    await self._expire_stranded()
+                except STORE_ERRORS as exc:
+                    # The store is unreachable (a restart, a failover): keep the loop, try again soon.
+                    store_ok = False
                     log.warning(
-                        "dispatcher %s: store error (%s); retrying in %.0f s", self.owner, exc, self._settings.poll_s
+                        "dispatcher %s: store error (%s: %s); retrying in %.1f s",
+                        self.owner,
+                        type(exc).__name__,
+                        exc,
+                        self._settings.store_retry_s,
                     )
-                await self._wait_for_work()
+                self._probe_down_runners()
+                await self._wait_for_work(hurry=not store_ok or self._listener is None)
         finally:
             await self._abandon()
-            with contextlib.suppress(asyncpg.PostgresError, OSError):
+            await self._unlisten()
+
+    async def _listen(self) -> None:
+        """Hold a connection that LISTENs for new jobs; make it again when the old one died with the server."""
+        conn = self._listener
+        if conn is not None and _alive(conn):
+            return
+        if conn is not None:
+            log.warning("dispatcher %s: the LISTEN connection was lost; connecting again", self.owner)
+            await self._unlisten()
+        conn = await self._pool.acquire()
+        try:
+            await conn.add_listener(jobs.QUEUE_CHANNEL, self._notified)
+            # Wakes the loop when the server drops the connection, so that it connects again at once instead
+            # of sleeping out `poll_s` deaf to new jobs.
+            conn.add_termination_listener(self._listener_lost)
+        except BaseException:
+            await self._drop(conn)
+            raise
+        self._listener = conn
+
+    def _listener_lost(self, *_: object) -> None:
+        self._runners.freed.set()
+
+    async def _unlisten(self) -> None:
+        conn, self._listener = self._listener, None
+        if conn is None:
+            return
+        if _alive(conn):
+            with contextlib.suppress(*STORE_ERRORS):
+                conn.remove_termination_listener(self._listener_lost)
                 await conn.remove_listener(jobs.QUEUE_CHANNEL, self._notified)
-            await self._pool.release(conn)
+        await self._drop(conn)
+
+    async def _drop(self, conn: asyncpg.Connection) -> None:
+        """Give the connection back to the pool; one that died went back by itself when it closed."""
+        try:
+            await self._pool.release(conn, timeout=self._settings.store_retry_s * 5)
+        except (*STORE_ERRORS, asyncpg.exceptions.InternalClientError):
+            # A connection that cannot be reset cleanly is of no use to anyone.
+            with contextlib.suppress(asyncpg.InterfaceError):
+                conn.terminate()
+
+    async def _sweep(self) -> None:
+        """Take over lapsed leases, and check that the LISTEN connection still answers: a connection cut off
+        without a word (a dead network path) would otherwise look alive and hear nothing."""
+        conn = self._listener
+        if conn is not None:
+            try:
+                await conn.execute("SELECT 1", timeout=self._settings.store_retry_s * 5)
+            except STORE_ERRORS:
+                with contextlib.suppress(asyncpg.InterfaceError):
+                    conn.terminate()
+                raise
+        leases = await jobs.take_over(
+            self._pool, self.owner, self._settings.lease_s, include_own=False, exclude=list(self._inflight)
+        )
+        await self._adopt(leases)
 
     def _notified(self, *_: object) -> None:
         self._runners.freed.set()
 
-    async def _wait_for_work(self) -> None:
+    async def _wait_for_work(self, *, hurry: bool = False) -> None:
+        timeout = self._settings.poll_s
+        if hurry:
+            timeout = min(timeout, self._settings.store_retry_s)
+        if self._runners.down():
+            timeout = min(timeout, self._settings.runner_probe_s)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._runners.freed.wait(), timeout=self._settings.poll_s)
+            await asyncio.wait_for(self._runners.freed.wait(), timeout=timeout)
 
     async def recover(self) -> Recovery:
         """Take over this owner's leases (left by a previous run) and lapsed ones: re-attach or requeue each."""
-        leases = await jobs.take_over(self._pool, self.owner, self._settings.lease_s, include_own=True)
+        leases = await jobs.take_over(
+            self._pool, self.owner, self._settings.lease_s, include_own=True, exclude=list(self._inflight)
+        )
         recovery = await self._adopt(leases)
         if leases:
             log.info("recovered %d jobs: %d re-attached, %d requeued", len(leases), *recovery.counts())
@@ -189,7 +343,7 @@ class Dispatcher:
         for lease in leases:
             stale = self._inflight.get(lease.job_id)
             if stale is not None:
-                # Our own lease lapsed (the store was unreachable for a while): the old task's token is void now.
+                # Our own lease was taken over anew: the old task's token is void now.
                 stale.cancel()
                 await asyncio.gather(stale, return_exceptions=True)
             runner = self._runners.acquire_named(lease.runner) if lease.runner else None
@@ -206,7 +360,12 @@ class Dispatcher:
         started = 0
         for gpu_type in self._runners.gpu_types():
             while (runner := self._runners.acquire(gpu_type)) is not None:
-                lease = await jobs.claim_next(self._pool, gpu_type, self.owner, self._settings.lease_s, runner.name)
+                try:
+                    lease = await jobs.claim_next(self._pool, gpu_type, self.owner, self._settings.lease_s, runner.name)
+                except BaseException:
+                    # The claim never reached the store, or its answer was lost: the slot is free either way.
+                    self._runners.release(runner, wake=False)
+                    raise
                 if lease is None:
                     self._runners.release(runner, wake=False)  # nothing queued: not a reason to look again
                     break
@@ -220,7 +379,11 @@ class Dispatcher:
         runner = self._runners.acquire(gpu_type)
         if runner is None:
             raise RunnerLostError(f"no idle runner for GPU type {gpu_type!r}")
-        lease = await jobs.claim_job(self._pool, job_id, self.owner, self._settings.lease_s, runner.name)
+        try:
+            lease = await jobs.claim_job(self._pool, job_id, self.owner, self._settings.lease_s, runner.name)
+        except BaseException:
+            self._runners.release(runner, wake=False)
+            raise
         if lease is None:
             self._runners.release(runner, wake=False)
             return None
@@ -237,7 +400,7 @@ class Dispatcher:
         task.add_done_callback(lambda _: self._inflight.pop(lease.job_id, None))
 
     async def _abandon(self) -> None:
-        tasks = list(self._inflight.values())
+        tasks = [*self._inflight.values(), *self._probes.values()]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -245,18 +408,76 @@ class Dispatcher:
     async def _guarded(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         try:
             return await self._execute(lease, runner, attach=attach)
-        except (asyncpg.PostgresError, OSError) as exc:
-            # The store is unreachable. The job keeps its lease, which lapses without heartbeats; whichever
-            # dispatcher sweeps next (this one included) takes it over.
+        except STORE_ERRORS as exc:
+            # Not an outage (those are waited out): a store error no retry fixes. The job keeps its lease, which
+            # lapses without heartbeats; whichever dispatcher sweeps next (this one included) takes it over.
             log.exception("job %d: could not store its progress", lease.job_id)
             self.failures[lease.job_id] = exc
             return None
 
+    async def _store(self, what: str, lease: Lease, step: Callable[[], Awaitable[T]]) -> T:
+        """Run a store step, waiting out an outage: a job's result is never dropped because the database was
+        briefly away. The lease fences the step, so a late one changes nothing if another dispatcher took over."""
+        delay = 0.1
+        while True:
+            try:
+                return await step()
+            except STORE_OUTAGE_ERRORS as exc:
+                log.warning(
+                    "job %d: could not %s (%s: %s); trying again in %.1f s",
+                    lease.job_id,
+                    what,
+                    type(exc).__name__,
+                    exc,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._settings.store_retry_s)
+
     async def _execute(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         heartbeat = asyncio.create_task(self._heartbeat(lease))
         try:
+            result = await self._run_on(lease, runner, attach=attach)
+            if result is None:
+                return None
+            recorded = await self._store(
+                "store the result", lease, lambda: record_result(self._pool, lease, result, runner.name)
+            )
+            if not recorded:
+                log.warning("job %d: lease lost before the result was stored; dropping it", lease.job_id)
+                return None
+            return result
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            self._runners.release(runner)
+
+    async def _run_on(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
+        """The runner's result, or None when the job went back to the queue or failed (already stored)."""
+        unanswered_since: float | None = None
+        while True:
             try:
                 result = await self._follow(lease, runner, attach=attach)
+            except RunnerUnavailableError as exc:
+                now = time.monotonic()
+                self._runner_down(runner, now, exc)
+                if not exc.accepted:
+                    # The runner never got the job: it waits in the queue for any runner, this try not counted.
+                    reason = f"runner {runner.name} did not answer: {exc}"
+                    await self._store("requeue", lease, partial(requeue_unreached, self._pool, lease, reason))
+                    self._runners.freed.set()
+                    return None
+                # The runner holds the job and may still be running it: follow it again when it answers.
+                unanswered_since = unanswered_since or now
+                waited = now - unanswered_since
+                if waited >= self._settings.runner_outage_s:
+                    await self._store("fail", lease, partial(fail_unreachable, self._pool, lease, waited))
+                    return None
+                log.info("job %d: runner %s holds it but does not answer; waiting", lease.job_id, runner.name)
+                await asyncio.sleep(self._settings.runner_probe_s)
+                attach = True
+                continue
             except RunnerLostError as exc:
                 await self._retry(lease, f"runner {runner.name}: {exc}")
                 return None
@@ -267,22 +488,13 @@ class Dispatcher:
                 return None
             if result is None:
                 await self._retry(lease, f"runner {runner.name} no longer holds the job")
-                return None
-            if not await record_result(self._pool, lease, result, runner.name):
-                log.warning("job %d: lease lost before the result was stored; dropping it", lease.job_id)
-                return None
             return result
-        finally:
-            heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
-            self._runners.release(runner)
 
     async def _follow(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
-        sink = self._sink(lease)
+        sink = self._sink(lease, runner)
         if attach:
             return await runner.attach(job_key(lease.job_id), sink)
-        spec = await jobs.job_spec(self._pool, lease.job_id)
+        spec = await self._store("read the job", lease, lambda: jobs.job_spec(self._pool, lease.job_id))
         assert spec is not None, "a claimed job always has a submission"
         request = JobRequest(
             submission_id=str(spec.submission_id),
@@ -298,14 +510,19 @@ class Dispatcher:
         log.info("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)
         return await runner.run(job_key(lease.job_id), request, sink)
 
-    def _sink(self, lease: Lease) -> EventCallback:
+    def _sink(self, lease: Lease, runner: JobRunner) -> EventCallback:
         started = lease.state == "running"
 
         async def on_event(event: JobEvent) -> None:
             nonlocal started
+            self._runner_up(runner)  # it spoke
             if not started:
-                started = True
-                await mark_running(self._pool, lease)
+                try:
+                    await mark_running(self._pool, lease)
+                    started = True
+                except STORE_OUTAGE_ERRORS as exc:
+                    # Only a display of progress: the result, stored later, moves the job on from `dispatched`.
+                    log.warning("job %d: could not mark it running (%s); will try on the next event", lease.job_id, exc)
             if self._on_event is not None:
                 try:
                     maybe = self._on_event(lease.submission_id, event)
@@ -318,12 +535,16 @@ class Dispatcher:
         return on_event
 
     async def _retry(self, lease: Lease, reason: str) -> None:
-        state = await requeue_or_fail(
-            self._pool,
+        state = await self._store(
+            "requeue",
             lease,
-            reason,
-            max_attempts=self._settings.max_attempts,
-            backoff_s=self._settings.retry_backoff_s,
+            lambda: requeue_or_fail(
+                self._pool,
+                lease,
+                reason,
+                max_attempts=self._settings.max_attempts,
+                backoff_s=self._settings.retry_backoff_s,
+            ),
         )
         if state is None:
             log.warning("job %d: lease lost while requeueing (%s)", lease.job_id, reason)
@@ -336,5 +557,59 @@ class Dispatcher:
                 if not await jobs.extend(self._pool, lease, self._settings.lease_s):
                     log.warning("job %d: lease lost to another dispatcher", lease.job_id)
                     return
-            except (asyncpg.PostgresError, OSError) as exc:
+            except STORE_ERRORS as exc:
                 log.warning("job %d: could not renew the lease (%s); will retry", lease.job_id, exc)
+
+    # -- runners that do not answer ----------------------------------------------------------------------------
+
+    def _runner_down(self, runner: JobRunner, now: float, exc: RunnerUnavailableError) -> None:
+        if self._runners.mark_down(runner, now):
+            log.warning("runner %s (%s) does not answer: %s; jobs wait for it", runner.name, runner.gpu_type, exc)
+            self._next_probe[runner.name] = now + self._settings.runner_probe_s
+            self._tell_runner_state(runner.gpu_type)
+
+    def _runner_up(self, runner: JobRunner) -> None:
+        since = self._runners.down_since(runner)
+        if since is not None and self._runners.mark_up(runner):
+            log.info("runner %s answers again after %.1f s", runner.name, time.monotonic() - since)
+            self._tell_runner_state(runner.gpu_type)
+
+    def _tell_runner_state(self, gpu_type: str) -> None:
+        if self._on_runner_state is None:
+            return
+        try:
+            self._on_runner_state(gpu_type, self._runners.outage_since(gpu_type))
+        except Exception:
+            log.exception("GPU type %s: the runner-state hook failed", gpu_type)
+
+    def _probe_down_runners(self) -> None:
+        now = time.monotonic()
+        for runner in self._runners.down():
+            if runner.name in self._probes or now < self._next_probe.get(runner.name, 0.0):
+                continue
+            self._next_probe[runner.name] = now + self._settings.runner_probe_s
+            task = asyncio.create_task(self._probe(runner), name=f"probe-{runner.name}")
+            self._probes[runner.name] = task
+            task.add_done_callback(lambda _, name=runner.name: self._probes.pop(name, None))
+
+    async def _probe(self, runner: JobRunner) -> None:
+        probe: Callable[[], Awaitable[bool]] | None = getattr(runner, "probe", None)
+        try:
+            answers = True if probe is None else await probe()
+        except Exception:
+            log.exception("runner %s: the probe failed", runner.name)
+            answers = False
+        if answers:
+            self._runner_up(runner)
+
+    async def _expire_stranded(self) -> None:
+        """Fail the queued jobs of a GPU type whose runners have not answered for `runner_outage_s`: each job
+        waits that long, counted from the later of its submission and the outage's start."""
+        limit = self._settings.runner_outage_s
+        for gpu_type in self._runners.gpu_types():
+            since = self._runners.outage_since(gpu_type)
+            if since is None or time.monotonic() - since < limit:
+                continue
+            for lease in await jobs.claim_stranded(self._pool, gpu_type, self.owner, self._settings.lease_s, limit):
+                waited = time.monotonic() - since
+                await fail_unreachable(self._pool, lease, waited)

@@ -68,7 +68,21 @@ class MigrationError(KernelArenaError):
 
 
 class RunnerLostError(KernelArenaError):
-    """A runner could not finish a job (it went away, or broke); the dispatcher retries elsewhere."""
+    """A runner answered, but cannot finish the job (it lost the job it had accepted, or broke); the dispatcher
+    counts an attempt and retries."""
+
+
+class RunnerUnavailableError(KernelArenaError):
+    """A runner gave no answer (down, restarting, unreachable) or had no room: nothing says it lost the job.
+
+    `accepted` tells whether the runner already holds the job (follow it again once the runner is back) or never
+    got it (the job goes back to the queue, and this dispatch is not counted as an attempt). The message is for
+    the log: it names the runner, never its address.
+    """
+
+    def __init__(self, message: str, *, accepted: bool) -> None:
+        super().__init__(message)
+        self.accepted = accepted
 
 
 class StaleLeaseError(KernelArenaError):

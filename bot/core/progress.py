@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -58,13 +59,29 @@ class Subscription:
 
 
 class ProgressHub:
-    """Routes dispatcher events to the subscribers of each submission; keeps the latest unclaimed ones."""
+    """Routes dispatcher events to the subscribers of each submission; keeps the latest unclaimed ones. Also
+    knows which GPU types have no runner answering (the dispatcher's `on_runner_state` hook), so that a live
+    message can say its job waits for one."""
 
     def __init__(self, keep_submissions: int = 256, keep_events: int = 512) -> None:
         self._subscribers: dict[int, list[Subscription]] = {}
         self._backlog: OrderedDict[int, list[JobEvent]] = OrderedDict()
         self._keep_submissions = keep_submissions
         self._keep_events = keep_events
+        self._outages: dict[str, float] = {}
+
+    def on_runner_state(self, gpu_type: str, down_since: float | None) -> None:
+        """The Dispatcher's runner-state hook: since when (`time.monotonic()`) no runner of `gpu_type` answers,
+        or None once one does."""
+        if down_since is None:
+            self._outages.pop(gpu_type, None)
+        else:
+            self._outages[gpu_type] = down_since
+
+    def runner_outage_s(self, gpu_type: str) -> float | None:
+        """How long no runner of `gpu_type` has answered, or None while one does."""
+        since = self._outages.get(gpu_type)
+        return None if since is None else max(0.0, time.monotonic() - since)
 
     async def on_event(self, submission_id: int, event: JobEvent) -> None:
         """The Dispatcher's event hook."""
@@ -103,6 +120,9 @@ class ProgressState:
     events: list[JobEvent] = field(default_factory=list)
     attempt: int = 1
     done: bool = False
+    gpu_type: str | None = None
+    runner_outage_s: float | None = None
+    """Set while no runner of the job's GPU type answers: how long it has been."""
 
     def apply(self, event: JobEvent) -> None:
         if event.type == "accepted":
@@ -120,6 +140,10 @@ class ProgressState:
         """One line: where the submission is now."""
         retry = f" (attempt {self.attempt})" if self.attempt > 1 else ""
         last = self.events[-1] if self.events else None
+        if self.runner_outage_s is not None and not self.done:
+            gpu = f"`{self.gpu_type}` " if self.gpu_type else ""
+            down = f" (no answer for {self.runner_outage_s / 60:.0f} min)" if self.runner_outage_s >= 60 else ""
+            return f"⏸️ Waiting for the {gpu}runner to come back{down}{retry}"
         if last is None:
             if self.queue_position:
                 return f"⏳ Queued: position {self.queue_position}{retry}"

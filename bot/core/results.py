@@ -99,6 +99,7 @@ async def requeue_or_fail(
 ) -> str | None:
     """Put the job back in the queue, or mark it `failed` once it has used `max_attempts` dispatches.
 
+    `reason` goes to the log and the job's history, never to the user: it may carry a runner's internals.
     Returns the job's new state, or None when the lease was lost (someone else holds the job now).
     """
     async with pool.acquire() as conn, conn.transaction():
@@ -108,17 +109,56 @@ async def requeue_or_fail(
             await submissions.set_status(conn, lease.submission_id, "queued")
             log.warning("job %d requeued after attempt %d: %s", lease.job_id, lease.attempts, reason)
             return "queued"
-        if not await jobs.finish(conn, lease, "failed", reason):
-            return None
-        sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
-        assert sub is not None
         message = (
-            f"No runner could finish this job in {lease.attempts} attempts (last: {reason}). "
-            "Resubmit, or ask a moderator to rerun it."
+            f"The `{lease.gpu_type}` runner could not finish this job in {lease.attempts} attempts. "
+            "Resubmit it, or ask a moderator to rerun it."
         )
-        error = ErrorInfo(code="internal", message=message)
-        outcome = submissions.Outcome("error", None, None, "gflops", "unknown", lease.runner or "none", error)
-        await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
-        await refresh_board(conn, sub)
+        if not await _fail(conn, lease, reason, message):
+            return None
     log.error("job %d failed after %d attempts: %s", lease.job_id, lease.attempts, reason)
     return "failed"
+
+
+async def requeue_unreached(pool: asyncpg.Pool, lease: Lease, reason: str) -> bool:
+    """The runner never got the job (it did not answer): back to the queue at once, this dispatch not counted.
+    False when the lease was lost."""
+    async with pool.acquire() as conn, conn.transaction():
+        if not await jobs.requeue(conn, lease, reason, 0.0, refund=True):
+            return False
+        await submissions.set_status(conn, lease.submission_id, "queued")
+    log.info("job %d back in the queue, attempt not counted: %s", lease.job_id, reason)
+    return True
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 90:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.0f} seconds"
+
+
+async def fail_unreachable(pool: asyncpg.Pool, lease: Lease, waited_s: float) -> bool:
+    """End a job that waited `waited_s` for a runner of its GPU type that never answered. False when the lease
+    was lost."""
+    message = (
+        f"No `{lease.gpu_type}` runner answered for {_duration(waited_s)}, so this job was stopped. "
+        "Resubmit it when the runner is back; a moderator can check it with `/mod runners`."
+    )
+    reason = f"no {lease.gpu_type} runner answered for {waited_s:.0f} s"
+    async with pool.acquire() as conn, conn.transaction():
+        if not await _fail(conn, lease, reason, message):
+            return False
+    log.error("job %d failed: %s", lease.job_id, reason)
+    return True
+
+
+async def _fail(conn: asyncpg.Connection, lease: Lease, reason: str, message: str) -> bool:
+    """Inside the caller's transaction: the job `failed` for `reason` (the log's), the user told `message`."""
+    if not await jobs.finish(conn, lease, "failed", reason):
+        return False
+    sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
+    assert sub is not None
+    error = ErrorInfo(code="internal", message=message)
+    outcome = submissions.Outcome("error", None, None, "gflops", "unknown", lease.runner or "none", error)
+    await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+    await refresh_board(conn, sub)
+    return True

@@ -8,6 +8,7 @@ over) changes nothing: the token is the fence that makes a job finish exactly on
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -135,12 +136,37 @@ async def claim_job(conn: Conn, job_id: int, owner: str, lease_s: float, runner:
     return _lease(row) if row else None
 
 
-async def take_over(conn: Conn, owner: str, lease_s: float, *, include_own: bool, limit: int = 100) -> list[Lease]:
-    """Leases that lapsed (their dispatcher died), plus `owner`'s own when it restarts; each gets a new token."""
+async def take_over(
+    conn: Conn,
+    owner: str,
+    lease_s: float,
+    *,
+    include_own: bool,
+    limit: int = 100,
+    exclude: Sequence[int] = (),
+) -> list[Lease]:
+    """Leases that lapsed (their dispatcher died), plus `owner`'s own when it restarts; each gets a new token.
+
+    `exclude` names jobs the caller is still running: their leases lapsed only because the store was out of reach
+    for a while, and their tasks renew them (their tokens are still good) as soon as it is back."""
     picked = """SELECT id, state FROM jobs WHERE state IN ('dispatched', 'running')
-        AND (lease_until < now() OR ($3 AND lease_owner = $1)) ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED"""
+        AND (lease_until < now() OR ($3 AND lease_owner = $1)) AND id <> ALL($5::bigint[])
+        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED"""
     sets = "lease_owner = $1, lease_token = gen_random_uuid(), lease_until = now() + make_interval(secs => $2)"
-    rows = await conn.fetch(_move_sql(picked, sets, "'taken over'"), owner, lease_s, include_own, limit)
+    rows = await conn.fetch(_move_sql(picked, sets, "'taken over'"), owner, lease_s, include_own, limit, list(exclude))
+    return [_lease(r) for r in rows]
+
+
+async def claim_stranded(
+    conn: Conn, gpu_type: str, owner: str, lease_s: float, waited_s: float, limit: int = 100
+) -> list[Lease]:
+    """Queued jobs of `gpu_type` created more than `waited_s` ago, leased to `owner` so that it can fail them (no
+    runner of their type has answered for that long). Their attempt count is left alone: no runner tried them."""
+    picked = """SELECT id, state FROM jobs WHERE state = 'queued' AND gpu_type = $1
+        AND created_at < now() - make_interval(secs => $4) ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED"""
+    sets = """state = 'dispatched', lease_owner = $2, lease_token = gen_random_uuid(),
+        lease_until = now() + make_interval(secs => $3), runner = NULL"""
+    rows = await conn.fetch(_move_sql(picked, sets, "'no runner answers'"), gpu_type, owner, lease_s, waited_s, limit)
     return [_lease(r) for r in rows]
 
 
@@ -170,12 +196,15 @@ async def extend(conn: Conn, lease: Lease, lease_s: float) -> bool:
     return status != "UPDATE 0"
 
 
-async def requeue(conn: Conn, lease: Lease, reason: str, delay_s: float) -> bool:
-    """Put the job back in the queue after `delay_s`. False when this lease no longer holds it."""
+async def requeue(conn: Conn, lease: Lease, reason: str, delay_s: float, *, refund: bool = False) -> bool:
+    """Put the job back in the queue after `delay_s`. False when this lease no longer holds it.
+
+    `refund` takes back the attempt this dispatch counted: the runner never got the job (it did not answer)."""
     sets = """state = 'queued', lease_owner = NULL, lease_token = NULL, lease_until = NULL, runner = NULL,
-        not_before = now() + make_interval(secs => $3), last_error = $4"""
+        not_before = now() + make_interval(secs => $3), last_error = $4,
+        attempts = CASE WHEN $5 THEN greatest(j.attempts - 1, 0) ELSE j.attempts END"""
     row = await conn.fetchrow(
-        _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, delay_s, reason
+        _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, delay_s, reason, refund
     )
     return row is not None
 
