@@ -186,9 +186,10 @@ class RunnerClient:
                         raise _error_from(response.status, data)
                     return data
             except (aiohttp.ClientConnectionError, TimeoutError) as exc:
-                # The address is logged here and kept out of the error: its message can reach people.
+                # The address is logged and kept out of the error, whose message can reach people. Debug level:
+                # the caller logs what it means (a probe of a runner known to be down fails every few seconds).
                 if attempt == attempts:
-                    log.warning("%s %s%s: no answer (%r)", method, self.base_url, path, exc)
+                    log.debug("%s %s%s: no answer (%r)", method, self.base_url, path, exc)
                     raise RunnerError(0, "unreachable", f"No answer from the runner ({_cause(exc)})") from exc
                 log.info("%s %s%s failed (%r); retry %d of %d", method, self.base_url, path, exc, attempt, attempts - 1)
                 await asyncio.sleep(self._retry_delay_s * attempt)
@@ -242,7 +243,7 @@ class RunnerClient:
             except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as exc:
                 failures += 1
                 if failures >= self._retries:
-                    log.warning("job %s: the event stream from %s keeps failing (%r)", job_id, self.base_url, exc)
+                    log.debug("job %s: the event stream from %s keeps failing (%r)", job_id, self.base_url, exc)
                     raise RunnerError(
                         0, "unreachable", f"The event stream of job {job_id} keeps failing ({_cause(exc)})"
                     ) from exc

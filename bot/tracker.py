@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable, Sequence
 import discord
 
 from bot.bot_settings import BotSettings
+from bot.core.dispatch import STORE_OUTAGE_ERRORS
 from bot.core.progress import EditThrottle, ProgressHub, ProgressState, Subscription
-from bot.core.service import ArenaService, Outcome, SubmitTicket
+from bot.core.service import ArenaService, JobProgress, Outcome, SubmitTicket
 from bot.db.jobs import FINAL_STATES
 from bot.ui.embeds import RankChange, SubmissionHeader, render_announcement, render_notice, render_progress
 from bot.ui.results import ResultMessage, as_files, result_message
@@ -126,7 +127,7 @@ class SubmissionTracker:
                     )
                     await live.show(render_notice(text, title=header.title))
                     return
-                outcome = await self._service.outcome(ticket, result, RECORD_TIMEOUT_S)
+                outcome = await self._outcome(ticket, result)
                 final = await self._final(header, outcome)
                 await asyncio.sleep(throttle.wait_s(time.monotonic()))
                 await live.show(final.embed, final.files)
@@ -154,7 +155,12 @@ class SubmissionTracker:
             events = [event] if event is not None else []
             if (now := time.monotonic()) >= next_poll:
                 next_poll = now + POLL_S
-                progress = await self._service.job_progress(ticket.receipt.job_id)
+                try:
+                    progress = await self._service.job_progress(ticket.receipt.job_id)
+                except STORE_OUTAGE_ERRORS as exc:
+                    # The database is away for a moment (the dispatcher waits it out too): ask again next poll.
+                    log.warning("submission %d: cannot read the job's state now (%r)", header.submission_id, exc)
+                    progress = JobProgress("unknown", 0)
                 if progress.state in FINAL_STATES:  # finished; its `done` may be waiting, or was never seen
                     events += subscription.drain()
                     done = next((e for e in events if e.type == "done" and e.result is not None), None)
@@ -175,6 +181,18 @@ class SubmissionTracker:
                 throttle.mark(now)
                 dirty = False
         return False, None
+
+    async def _outcome(self, ticket: SubmitTicket, result: SubmissionResult | None) -> Outcome:
+        """The stored outcome, asked again while the database is briefly out of reach."""
+        deadline = time.monotonic() + self._settings.result_timeout_s
+        while True:
+            try:
+                return await self._service.outcome(ticket, result, RECORD_TIMEOUT_S)
+            except STORE_OUTAGE_ERRORS as exc:
+                if time.monotonic() >= deadline:
+                    raise
+                log.warning("submission %d: cannot read the outcome now (%r)", ticket.submission_id, exc)
+                await asyncio.sleep(POLL_S)
 
     async def _final(self, header: SubmissionHeader, outcome: Outcome) -> ResultMessage:
         result = outcome.result

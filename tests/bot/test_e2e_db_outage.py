@@ -1,0 +1,91 @@
+"""The bot through a database crash: PostgreSQL is killed with SIGKILL while one job runs and another waits, then
+started again. Both submissions get their final message, with no restart of the bot and no attempt lost.
+
+The bot's database lives on a server of this module's own (`PostgresUnderTest`), so killing it disturbs no other
+test; the runner is a `RunnerDouble` that holds its job until the database is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot.bot_settings import RunnerConfig
+from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from tests.bot.harness import GREEN, Arena
+from tests.fakediscord import RecordedMessage
+from tests.store.faults import PostgresUnderTest, RunnerDouble
+
+pytestmark = pytest.mark.timeout(300)
+
+SECRET = secrets.token_hex(16)
+
+
+@pytest.fixture(scope="module")
+async def server() -> AsyncIterator[PostgresUnderTest]:
+    started = await PostgresUnderTest.start_new()
+    try:
+        yield started
+    finally:
+        await started.close()
+
+
+@pytest.fixture
+async def double() -> AsyncIterator[RunnerDouble]:
+    runner = RunnerDouble(SECRET, hold=asyncio.Event())
+    await runner.start()
+    try:
+        yield runner
+    finally:
+        await runner.stop()
+
+
+@pytest.fixture
+async def bot_overrides(double: RunnerDouble, server: PostgresUnderTest) -> dict[str, Any]:
+    config = RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=1)
+    arena = Settings(
+        store=StoreSettings(
+            database_url=await server.new_database(), pool_min_size=1, pool_max_size=8, command_timeout_s=10
+        ),
+        # The defaults but for a lease shorter than the outage, so that leases lapse while the database is away.
+        dispatch=DispatchSettings(owner="bot-tests", lease_s=4.0, retry_backoff_s=0.0),
+        rate=RateLimitSettings(test_burst=100, benchmark_burst=100, ranked_burst=100),
+        local_user="tester",
+    )
+    return {"runners": [config], "runner_secret": SECRET, "local_runner": "off", "arena": arena}
+
+
+def shows(text: str) -> Any:
+    def predicate(message: RecordedMessage) -> bool:
+        return bool(message.embeds) and text in str(message.embeds[0].get("description", ""))
+
+    return predicate
+
+
+async def test_submissions_finish_after_the_database_is_killed_and_started_again(
+    arena: Arena, double: RunnerDouble, server: PostgresUnderTest
+) -> None:
+    fake = arena.fake
+    rita, sam = fake.add_member("rita"), fake.add_member("sam")
+    running = await arena.submit_example(rita, "vector_add", "vector_add.py", mode="test")
+    await fake.wait_for_followup(running, shows("Starting on Test GPU"), timeout=120)
+    waiting = await arena.submit_example(sam, "vector_add", "vector_add.py", mode="test")
+    await fake.wait_for_followup(waiting, shows("Queued"), timeout=120)
+
+    await server.kill()
+    try:
+        assert double.hold is not None
+        double.hold.set()  # the running job finishes while the database is away
+        await asyncio.sleep(6.0)
+    finally:
+        await server.start()
+
+    for interaction in (running, waiting):
+        final = await arena.final(interaction)
+        assert final.embeds[0]["color"] == GREEN, final.summary()
+    rows = await arena.bot.pool.fetch("SELECT state, attempts FROM jobs ORDER BY id")
+    assert [tuple(r) for r in rows] == [("done", 1), ("done", 1)]
