@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
+import fcntl
+import logging
 import os
+import shutil
 import socket
 import sys
 import uuid
@@ -16,6 +21,8 @@ from runner.devices import Slot
 from runner.process import SandboxedProcess
 from runner.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command
 from runner.settings import RunnerSettings
+
+log = logging.getLogger(__name__)
 
 DEFAULT_JOB_TIMEOUT_S = 900.0
 # Beside the judge's request: the rates measured on the slot's GPU, when the runner has them.
@@ -44,36 +51,141 @@ class Deadlines:
 
 
 @dataclass(frozen=True)
+class JobsLease:
+    """This process's folder of job directories, `<state_dir>/jobs/<owner>`, held by an flock on `<owner>.lock`
+    for as long as the process lives. Several processes may share a state directory (a daemon and `arena
+    submit`, two CLIs): each cleans only the folders whose lock it can take, those of processes that died."""
+
+    jobs_root: Path
+    folder: Path
+    lock_fd: int
+
+    @classmethod
+    def take(cls, jobs_root: Path) -> JobsLease:
+        """Sweep the dead owners' folders, then make and lock our own. Blocking: call it through a thread."""
+        jobs_root.mkdir(parents=True, exist_ok=True)
+        os.chmod(jobs_root, 0o711)
+        sweep_stale_jobs(jobs_root)
+        while True:
+            name = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            lock_path = jobs_root / f"{name}.lock"
+            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_CLOEXEC, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            # A sweeper may have taken the fresh file for a dead owner's and unlinked it before our flock.
+            with contextlib.suppress(FileNotFoundError):
+                if os.fstat(fd).st_ino == os.stat(lock_path).st_ino:
+                    folder = jobs_root / name
+                    folder.mkdir(mode=0o711)
+                    os.chmod(folder, 0o711)
+                    return cls(jobs_root, folder, fd)
+            os.close(fd)
+
+    def release(self) -> None:
+        """Remove our folder and its lock (a process that dies without this leaves them to the next sweep)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        (self.jobs_root / f"{self.folder.name}.lock").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            os.close(self.lock_fd)
+
+
+def sweep_stale_jobs(jobs_root: Path) -> list[Path]:
+    """Delete the job directories that no live process owns; returns what was removed.
+
+    A folder whose `<name>.lock` can be locked belongs to a dead process. An entry without a lock file is from
+    an older layout or a crash before the lock was made (an owner locks its file before it makes its folder).
+    """
+    removed: list[Path] = []
+    try:
+        entries = sorted(jobs_root.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.endswith(".lock"):
+            if entry.is_file() and not entry.with_suffix("").exists():
+                _remove_if_unlocked(entry, None)
+            continue
+        lock = entry.with_name(entry.name + ".lock")
+        if not lock.exists():
+            _remove_tree(entry)
+            removed.append(entry)
+        elif _remove_if_unlocked(lock, entry):
+            removed.append(entry)
+    if removed:
+        log.info("removed %d stale job folder(s) under %s", len(removed), jobs_root)
+    return removed
+
+
+def _remove_if_unlocked(lock: Path, folder: Path | None) -> bool:
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return False  # a live owner holds it
+            raise
+        if folder is not None:
+            _remove_tree(folder)
+        lock.unlink(missing_ok=True)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
 class Executor:
     """How jobs run on this host: the sandbox, the deadlines and where private and cached files live."""
 
     sandbox: Sandbox
     deadlines: Deadlines
-    jobs_dir: Path
+    jobs_dir: Path  # this process's own folder of job directories: <state_dir>/jobs/<owner>
     cache_dir: Path | None
     output_limit: int = 64 * 1024
     max_file_mb: int = 512
     cache_max_bytes: int = DEFAULT_CACHE_MAX_BYTES
+    memory_limit_mb: int = 0
+    lease: JobsLease | None = None
 
     @property
     def state_dir(self) -> Path:
         """The runner's private state: jobs' directories and the GPUs' measured peaks."""
-        return self.jobs_dir.parent
+        return self.jobs_dir.parent.parent
+
+    @property
+    def memory_limit_bytes(self) -> int:
+        return self.memory_limit_mb << 20
 
     @classmethod
     async def from_settings(cls, settings: RunnerSettings) -> Executor:
-        policy = SandboxPolicy.from_settings(settings)
-        jobs_dir = settings.state_dir / "jobs"
+        """Probe the sandbox, and clean the job directories that processes which died left in the state dir."""
+        policy = await asyncio.to_thread(SandboxPolicy.from_settings, settings)
         await asyncio.to_thread(_make_private_dirs, settings.state_dir, settings.resolved_cache_dir())
-        sandbox = await open_sandbox(policy, jobs_dir, required=settings.require_namespaces)
+        lease = await asyncio.to_thread(JobsLease.take, settings.state_dir / "jobs")
+        try:
+            sandbox = await open_sandbox(policy, lease.folder, required=settings.require_namespaces)
+        except BaseException:
+            lease.release()
+            raise
         return cls(
             sandbox,
             Deadlines.from_settings(settings),
-            jobs_dir,
+            lease.folder,
             settings.resolved_cache_dir(),
             settings.output_limit_bytes,
             settings.max_file_mb,
             settings.cache_max_mb * 1024 * 1024,
+            settings.resolved_max_memory_mb(),
+            lease,
         )
 
 
@@ -158,6 +270,7 @@ async def start_processes(
             with_pipe=False,
             output_limit=executor.output_limit,
             extra_fds=(launcher_end.fileno(),),
+            memory_limit=executor.memory_limit_bytes,
         )
         extra = (judge_end.fileno(),) if wait_fd is None else (judge_end.fileno(), wait_fd)
         try:

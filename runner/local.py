@@ -48,7 +48,7 @@ from runner.executor import (
     job_env,
     start_processes,
 )
-from runner.process import SandboxedProcess, describe_exit
+from runner.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.sandbox import JobDir, python_command
 from runner.tripwires import source_notes
 
@@ -218,9 +218,13 @@ class _JobRun:
             with_pipe=False,
             writable_out=True,
             output_limit=self.executor.output_limit,
+            memory_limit=self.executor.memory_limit_bytes,
         ) as proc:
             returncode = await proc.wait(limit)
             output = clean_log(await proc.output(), self.job.in_dir)
+        if proc.memory_exceeded is not None:
+            advice = "Simplify the source: deep template instantiation and huge unrolled loops make nvcc use a lot."
+            return self.fail("memory_limit", describe_memory_limit(proc.memory_limit, "Compiling", advice), output)
         if returncode is None:
             return self.fail("compile_error", f"nvcc took longer than {limit:.0f} s; simplify the source.", output)
         if returncode != 0 or not (self.job.out_dir / SOLUTION_SO).is_file():
@@ -247,6 +251,10 @@ class _JobRun:
             processes = await start_processes(self.executor, env, self.judge_job, self.job)
         async with processes.launcher, processes.judge:
             result, problem = await self._pump(processes.judge, clock, spawned)
+            if processes.launcher.memory_exceeded is not None:
+                await processes.stop()
+                limit = processes.launcher.memory_limit
+                return self.fail("memory_limit", describe_memory_limit(limit), await processes.launcher.output())
             if result is not None and result.error is not None and result.error.code == "crashed":
                 return await self._launcher_failure(processes.launcher, clock)
             if result is not None:

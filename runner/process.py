@@ -1,8 +1,14 @@
-"""One sandboxed process seen from the runner: a results pipe, captured output, deadlines and a group kill.
+"""One sandboxed process seen from the runner: a results pipe, captured output, deadlines, a memory limit and a
+group kill.
 
 Nothing here trusts the process. Its output is read to the end but only the first bytes are kept, a line
 on the results pipe that does not parse is a protocol error rather than a crash of the runner, and stopping
 it kills its whole process group (and, with a pid namespace, everything it started).
+
+The memory limit is watched from outside: RLIMIT_AS would break CUDA, which reserves address ranges far larger
+than the memory it uses. Every `MEMORY_POLL_S` the runner adds up the anonymous and shared-memory resident
+pages of the process and all its descendants (with a pid namespace nothing it starts can leave that tree),
+and kills the whole group past the limit.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import contextlib
 import logging
 import os
 import signal
+import time
 from collections.abc import Callable, Sequence
 
 from runner.sandbox import JobDir, Sandbox
@@ -21,6 +28,8 @@ log = logging.getLogger(__name__)
 MAX_CAPTURE_BYTES = 64 * 1024
 MAX_EVENT_LINE_BYTES = 16 * 1024 * 1024
 OUTPUT_GRACE_S = 2.0
+MEMORY_POLL_S = 0.1
+_GIB = 1 << 30
 
 
 class _Capture:
@@ -48,13 +57,18 @@ class _Capture:
 class SandboxedProcess:
     """A started sandboxed process with an optional results pipe. Use `async with` so it is always killed."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, pipe: asyncio.StreamReader | None, limit: int) -> None:
+    def __init__(
+        self, proc: asyncio.subprocess.Process, pipe: asyncio.StreamReader | None, limit: int, memory_limit: int = 0
+    ) -> None:
         self.proc = proc
         self.pipe = pipe
         self._transport: asyncio.BaseTransport | None = None
         self._capture = _Capture(limit)
         assert proc.stdout is not None
         self._output_task = asyncio.create_task(self._capture.drain(proc.stdout))
+        self.memory_limit = memory_limit
+        self.memory_exceeded: int | None = None  # the bytes seen when the limit stopped it
+        self._memory_task = asyncio.create_task(self._watch_memory()) if memory_limit > 0 else None
 
     @classmethod
     async def start(
@@ -68,14 +82,16 @@ class SandboxedProcess:
         writable_out: bool = False,
         output_limit: int = MAX_CAPTURE_BYTES,
         extra_fds: Sequence[int] = (),
+        memory_limit: int = 0,
     ) -> SandboxedProcess:
         """Spawn `argv_for_fd(fd)`, where fd is the write end of the results pipe (None without a pipe).
-        `extra_fds` are passed through as well (the caller closes its copies)."""
+        `extra_fds` are passed through as well (the caller closes its copies). With `memory_limit` (bytes), the
+        process tree is killed when its memory passes it, and `memory_exceeded` says so."""
         if not with_pipe:
             proc = await sandbox.spawn(
                 job, argv_for_fd(None), slot_env=slot_env, writable_out=writable_out, pass_fds=extra_fds
             )
-            return cls(proc, None, output_limit)
+            return cls(proc, None, output_limit, memory_limit)
         read_fd, write_fd = os.pipe()
         try:
             proc = await sandbox.spawn(
@@ -95,9 +111,26 @@ class SandboxedProcess:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
         )
-        started = cls(proc, reader, output_limit)
+        started = cls(proc, reader, output_limit, memory_limit)
         started._transport = transport
         return started
+
+    async def _watch_memory(self) -> None:
+        while self.proc.returncode is None:
+            used = tree_memory(self.proc.pid)
+            if used > self.memory_limit:
+                self.memory_exceeded = used  # before the kill: whoever sees the process die can read why
+                log.info(
+                    "pid %d used %.2f GiB, over its %.2f GiB limit: killed",
+                    self.proc.pid,
+                    used / _GIB,
+                    self.memory_limit / _GIB,
+                )
+                kill_group(self.proc.pid)
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                return
+            await asyncio.sleep(MEMORY_POLL_S)
 
     async def __aenter__(self) -> SandboxedProcess:
         return self
@@ -126,6 +159,8 @@ class SandboxedProcess:
 
     async def stop(self) -> None:
         """Kill the whole process group and release the pipes. Safe to call twice."""
+        if self._memory_task is not None:
+            self._memory_task.cancel()
         kill_group(self.proc.pid)
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
@@ -141,6 +176,67 @@ class SandboxedProcess:
         if not self._output_task.done():
             self._output_task.cancel()
         return self._capture.text()
+
+
+_children_cache: tuple[float, dict[int, list[int]]] = (0.0, {})
+
+
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from one pass over /proc (shared by all watchers for half a poll)."""
+    global _children_cache
+    taken, children = _children_cache
+    if time.monotonic() - taken < MEMORY_POLL_S / 2:
+        return children
+    children = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+            ppid = int(stat[stat.rindex(b")") + 2 :].split(None, 2)[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(name))
+    _children_cache = (time.monotonic(), children)
+    return children
+
+
+def _resident_private(pid: int) -> int:
+    """Anonymous plus shared-memory (memfd, tmpfs) resident bytes: what a process holds that is not a file's
+    cached pages. 0 for a process that is gone or a zombie."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith((b"RssAnon:", b"RssShmem:")):
+                    total += int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+    return total
+
+
+def tree_memory(root: int) -> int:
+    """The memory (`_resident_private`) of `root` and all its descendants, in bytes."""
+    children = _children()
+    total, stack, seen = 0, [root], set()
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        total += _resident_private(pid)
+        stack.extend(children.get(pid, ()))
+    return total
+
+
+MEMORY_ADVICE = "Keep host allocations smaller: free buffers you no longer need and avoid large host-side copies."
+
+
+def describe_memory_limit(limit: int, subject: str = "The solution", advice: str = MEMORY_ADVICE) -> str:
+    """The message of the `memory_limit` verdict."""
+    used = f"{subject} used more than {limit / _GIB:.1f} GiB of host memory"
+    return f"{used} and was stopped (the runner's limit per job). {advice}"
 
 
 def kill_group(pid: int) -> None:

@@ -1,10 +1,16 @@
 """Builds and starts the sandboxed processes that run a job: the compiler, the worker, the admission test.
 
 Layers, outermost first (DESIGN §6):
-- when the daemon runs as root, the process starts as an unprivileged uid of its slot (`sandbox_uid + slot`),
-  so RLIMIT_NPROC applies and nothing the daemon owns is writable;
-- `unshare` gives it new user, network, pid, mount, IPC and UTS namespaces where the kernel allows them: no
-  route to 127.0.0.1, no view of other processes, and `runner/sandbox_init.py` hides the host's files;
+- the spawned process is tied to its owner: `setpriv --pdeathsig KILL` (or a prctl before exec) kills it when
+  the daemon, the bot or `arena submit` dies, whatever kills them, and `unshare --kill-child` passes that on
+  to the pid namespace, where the kernel kills everything left;
+- `unshare` gives it new network, pid, mount, IPC and UTS namespaces (and a user namespace when the daemon is
+  not root): no route to 127.0.0.1 and no view of other processes;
+- `runner/sandbox_init.py` builds a fresh root holding only what the job needs (an allowlist: /usr, the
+  interpreter's install tree, the package's own code, the CUDA toolkit and driver libraries, a minimal /etc
+  and /dev, the job's own directory) and then drops privilege: to an unprivileged uid of the slot
+  (`sandbox_uid + slot`, so RLIMIT_NPROC applies) when the daemon is root, to a nested user namespace
+  otherwise;
 - an empty environment plus an allowlist, with HOME, TMPDIR and every cache under the job's private directory;
 - rlimits (no core dumps, file size, open files, tasks); a new session, so the daemon kills the whole group.
 Where namespaces are unavailable the job still gets the other layers, and the runner logs a loud warning.
@@ -14,13 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
+import functools
+import glob
 import json
 import logging
 import os
 import shutil
 import site
+import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -31,40 +42,178 @@ log = logging.getLogger(__name__)
 
 INIT_SCRIPT = Path(__file__).with_name("sandbox_init.py")
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+# The only parts of the checkout a worker imports: the rest (.git, .env, tests, deploy files) stays out of view.
+PACKAGE_DIRS = ("runner", "problems")
 HOSTNAME = "arena-sandbox"
 INNER_UID = 1000
 _BOOTSTRAP = "import sys; sys.path.insert(0, {root!r}); from {module} import main; sys.exit(main())"
 _SPAWN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
+# Loaded here, not in the forked child: a child of a threaded process must not take the loader's locks.
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+# What every job sees of the host besides the interpreter and the package, read-only. A missing path is skipped.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Of /etc, only what the dynamic loader, the C library and the time zone need; passwd and friends are synthetic.
+ETC_PATHS = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/alternatives",
+    "/etc/nsswitch.conf",
+)
+# Trees the sandbox makes itself (a fresh /proc, a minimal /dev, a read-only /sys): never bound from a setting.
+_OWN_TREES = ("/proc", "/sys", "/dev")
 
 
 class SandboxLevel(StrEnum):
     """How much isolation the kernel allows here, best first."""
 
-    FULL = "full"  # user + network + pid + mount (+ IPC, UTS) namespaces
-    NETWORK = "network"  # user + network namespaces only
+    FULL = "full"  # network + pid + mount (+ IPC, UTS) namespaces and a fresh root; user namespace when not root
+    NETWORK = "network"  # network namespace only (plus a user namespace when not root)
     NONE = "none"  # uid, environment and rlimits only
 
 
-_UNSHARE_FLAGS: dict[SandboxLevel, tuple[str, ...]] = {
-    SandboxLevel.FULL: (
-        "--user",
-        "--map-root-user",
-        "--net",
-        "--pid",
-        "--fork",
-        "--kill-child=SIGKILL",
-        "--mount",
-        "--mount-proc",
-        "--ipc",
-        "--uts",
-    ),
-    SandboxLevel.NETWORK: ("--user", "--map-root-user", "--net", "--fork", "--kill-child=SIGKILL"),
-    SandboxLevel.NONE: (),
-}
+def unshare_flags(level: SandboxLevel, as_root: bool) -> tuple[str, ...]:
+    """`unshare` options for a level. As root no user namespace is needed (the init drops to the slot's uid
+    itself), and none is wanted: its uid could not reach an interpreter under a private home such as /root."""
+    user = () if as_root else ("--user", "--map-root-user")
+    if level is SandboxLevel.FULL:
+        pid_mount = ("--pid", "--fork", "--kill-child=SIGKILL", "--mount", "--mount-proc", "--ipc", "--uts")
+        return (*user, "--net", *pid_mount)
+    if level is SandboxLevel.NETWORK:
+        return (*user, "--net", "--fork", "--kill-child=SIGKILL")
+    return ()
 
 
 class SandboxUnavailableError(RuntimeError):
-    """Namespaces are required by the settings but this host does not allow them."""
+    """Namespaces are required by the settings but this host does not allow them, or a job could not start."""
+
+
+@dataclass(frozen=True)
+class RootView:
+    """The host paths a job's fresh root holds: real directories and files bound read-only, and the symlinks on
+    the way to them recreated (a merged-usr /lib, a venv's python, /usr/local/cuda), all as absolute paths."""
+
+    binds: tuple[str, ...]
+    links: tuple[tuple[str, str], ...]
+
+    def contains(self, path: str) -> bool:
+        return any(_is_within(path, bound) for bound in self.binds)
+
+
+def _is_within(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _resolve(path: str, links: dict[str, str], depth: int = 0) -> str | None:
+    """The real path of `path`, recording each symlink met on the way; None where it does not exist."""
+    if depth > 40:
+        return None
+    current = "/"
+    parts = [part for part in path.split("/") if part and part != "."]
+    for index, part in enumerate(parts):
+        if part == "..":
+            current = os.path.dirname(current)  # `current` has no symlink in it, so this is exact
+            continue
+        candidate = os.path.join(current, part)
+        if os.path.islink(candidate):
+            target = os.readlink(candidate)
+            links[candidate] = target
+            base = target if os.path.isabs(target) else os.path.join(current, target)
+            rest = "/".join(parts[index + 1 :])
+            return _resolve(os.path.join(base, rest) if rest else base, links, depth + 1)
+        if not os.path.lexists(candidate):
+            return None
+        current = candidate
+    return current
+
+
+def plan_view(requested: Iterable[str]) -> RootView:
+    """Resolve the requested paths into binds (outermost only) and the symlinks a job needs to reach them."""
+    links: dict[str, str] = {}
+    real: list[str] = []
+    for path in requested:
+        resolved = _resolve(os.path.abspath(path), links)
+        if resolved is None:
+            continue
+        if resolved == "/":
+            log.warning("sandbox: refusing to show the whole filesystem (asked for by %s)", path)
+            continue
+        if any(_is_within(resolved, own) for own in _OWN_TREES):
+            continue
+        real.append(resolved)
+    unique = sorted(set(real))
+    binds = [p for p in unique if not any(p != q and _is_within(p, q) for q in unique)]
+    kept_links = sorted(
+        (link, target)
+        for link, target in links.items()
+        if not any(_is_within(link, b) for b in binds) and not any(_is_within(link, own) for own in _OWN_TREES)
+    )
+    return RootView(tuple(binds), tuple(kept_links))
+
+
+def ld_config_dirs(conf: str = "/etc/ld.so.conf", depth: int = 0) -> list[str]:
+    """The library directories of the dynamic loader's configuration (`include` globs followed): a GPU host's
+    driver libraries (libcuda, libnvidia-ml) live in one of them."""
+    if depth > 8:
+        return []
+    try:
+        with open(conf, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return []
+    dirs: list[str] = []
+    for raw in lines:
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("include"):
+            pattern = line.split(None, 1)[1] if len(line.split(None, 1)) == 2 else ""
+            if pattern and not os.path.isabs(pattern):
+                pattern = os.path.join(os.path.dirname(conf), pattern)
+            for included in sorted(glob.glob(pattern)):
+                dirs += ld_config_dirs(included, depth + 1)
+        elif line.startswith("/"):
+            dirs.append(line.split()[0])
+    return dirs
+
+
+@functools.cache
+def interpreter_paths(python: str) -> list[str]:
+    """The install trees of `python`: its prefix, base prefix and site-packages (asked of the interpreter
+    itself when it is not this one). Blocking."""
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
+        return [sys.prefix, sys.base_prefix, *site.getsitepackages()]
+    code = "import json, site, sys; print(json.dumps([sys.prefix, sys.base_prefix, *site.getsitepackages()]))"
+    try:
+        out = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=True)
+        paths = json.loads(out.stdout.strip().splitlines()[-1])
+        return [str(p) for p in paths]
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError) as exc:
+        log.warning("could not ask %s for its install tree (%s); showing jobs its bin directory's parent", python, exc)
+        return [str(Path(python).parent.parent), str(Path(os.path.realpath(python)).parent.parent)]
+
+
+def needed_paths(python: str, env: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
+    """Every host path a job reads: the system, the interpreter, the package's code, CUDA and the driver."""
+    paths = [*SYSTEM_PATHS, *ETC_PATHS, python, *interpreter_paths(python)]
+    paths += [str(PACKAGE_ROOT / name) for name in PACKAGE_DIRS]
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        paths += [nvcc, str(Path(os.path.realpath(nvcc)).parent.parent)]  # the CUDA toolkit's root
+    for name in ("CUDA_HOME", "CUDA_PATH"):
+        if env.get(name):
+            paths.append(env[name])
+    for name in ("TRITON_PTXAS_PATH", "TRITON_LIBCUDA_PATH"):
+        if env.get(name):
+            paths.append(env[name] if os.path.isdir(env[name]) else os.path.dirname(env[name]))
+    paths += [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p.startswith("/")]
+    paths += ld_config_dirs()
+    paths += list(extra)
+    return paths
 
 
 @dataclass(frozen=True)
@@ -75,18 +224,23 @@ class SandboxPolicy:
     uid_base: int | None
     rlimits: Mapping[str, int]
     scratch_mb: int
-    hide_dirs: tuple[str, ...]
-    mask_files: tuple[str, ...]
+    view: RootView
+    mask_paths: tuple[str, ...]
     env: Mapping[str, str]
     unshare: str | None = field(default_factory=lambda: shutil.which("unshare"))
+    setpriv: str | None = field(default_factory=lambda: _setpriv_with_pdeathsig())
+
+    @property
+    def as_root(self) -> bool:
+        return self.uid_base is not None
 
     @classmethod
     def from_settings(cls, settings: RunnerSettings) -> SandboxPolicy:
+        """Blocking (it may ask the workers' interpreter where it lives): call it through `asyncio.to_thread`."""
         env = {**settings.passthrough_env(), **settings.sandbox_env}
-        masks = list(settings.mask_files)
+        masks = [*settings.mask_files, str(settings.state_dir), str(settings.resolved_cache_dir())]
         if settings.secret_file is not None:
             masks.append(str(settings.secret_file))
-        hidden = [*settings.hide_dirs, str(settings.state_dir), str(settings.resolved_cache_dir())]
         return cls(
             python=settings.python,
             uid_base=settings.sandbox_uid if os.geteuid() == 0 else None,
@@ -97,34 +251,23 @@ class SandboxPolicy:
                 "nproc": settings.max_processes,
             },
             scratch_mb=settings.scratch_mb,
-            hide_dirs=tuple(_hideable(hidden, settings.python, env)),
-            mask_files=tuple(masks),
+            view=plan_view(needed_paths(settings.python, env, settings.extra_binds)),
+            mask_paths=tuple(dict.fromkeys(os.path.realpath(p) for p in masks)),
             env=env,
         )
 
 
-def _needed_paths(python: str, env: Mapping[str, str]) -> list[Path]:
-    """Paths a sandboxed process must see to run at all: hiding an ancestor of one would break every job."""
-    paths = [Path(python).parent, Path(os.path.realpath(python)).parent, PACKAGE_ROOT]
-    paths += [Path(p) for p in (sys.prefix, sys.base_prefix, *site.getsitepackages())]
-    nvcc = shutil.which("nvcc")
-    if nvcc:
-        paths.append(Path(os.path.realpath(nvcc)).parent.parent)
-    paths += [Path(p) for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]
-    return [p.resolve() for p in paths]
-
-
-def _hideable(candidates: Sequence[str], python: str, env: Mapping[str, str]) -> list[str]:
-    needed = _needed_paths(python, env)
-    kept: list[str] = []
-    for candidate in dict.fromkeys(candidates):
-        path = Path(candidate).resolve()
-        blocking = next((n for n in needed if n == path or path in n.parents), None)
-        if blocking is not None:
-            log.info("sandbox keeps %s visible: it holds %s", candidate, blocking)
-        else:
-            kept.append(str(path))
-    return kept
+@functools.cache
+def _setpriv_with_pdeathsig() -> str | None:
+    """util-linux `setpriv`, where it knows --pdeathsig (2.33 and later)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    try:
+        probe = subprocess.run([setpriv, "--pdeathsig", "KILL", "--", "true"], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return setpriv if probe.returncode == 0 else None
 
 
 @dataclass(frozen=True)
@@ -162,7 +305,7 @@ class JobDir:
             public.mkdir(mode=0o755)
         for private in (job.out_dir, job.scratch):
             private.mkdir(mode=0o700)
-        _write_etc(job.etc, job.scratch / "home")
+        _write_etc(job.etc, job.scratch / "home", uid if uid is not None else INNER_UID)
         if uid is not None:
             for owned in (job.root, job.out_dir, job.scratch):
                 os.chown(owned, uid, uid)
@@ -172,15 +315,15 @@ class JobDir:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _write_etc(etc: Path, home: Path) -> None:
+def _write_etc(etc: Path, home: Path, uid: int) -> None:
     users = (
         "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
-        f"arena:x:{INNER_UID}:{INNER_UID}:arena:{home}:/usr/sbin/nologin\n"
+        f"arena:x:{uid}:{uid}:arena:{home}:/usr/sbin/nologin\n"
         "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     )
     files = {
         "passwd": users,
-        "group": f"root:x:0:\narena:x:{INNER_UID}:\nnogroup:x:65534:\n",
+        "group": f"root:x:0:\narena:x:{uid}:\nnogroup:x:65534:\n",
         "hosts": f"127.0.0.1 localhost {HOSTNAME}\n::1 localhost\n",
         "hostname": f"{HOSTNAME}\n",
         "empty": "",
@@ -193,6 +336,12 @@ def _write_etc(etc: Path, home: Path) -> None:
 def python_command(python: str, module: str, args: Sequence[str]) -> list[str]:
     """Run `module.main()` with `python -I`: no PYTHON* variables, no user site, no cwd on sys.path."""
     return [python, "-I", "-c", _BOOTSTRAP.format(root=str(PACKAGE_ROOT), module=module), *args]
+
+
+def _die_with_parent() -> None:
+    """Fallback where setpriv cannot: runs in the forked child before exec (the event loop's thread forked it,
+    and that thread lives as long as the owner)."""
+    _LIBC.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -237,25 +386,20 @@ class Sandbox:
 
     def spec(self, job: JobDir, env: Mapping[str, str], *, writable_out: bool) -> dict[str, object]:
         """The JSON handed to sandbox_init.py."""
-        etc = job.etc
-        masks = {
-            "/etc/passwd": str(etc / "passwd"),
-            "/etc/group": str(etc / "group"),
-            "/etc/hosts": str(etc / "hosts"),
-            "/etc/hostname": str(etc / "hostname"),
-            **{p: str(etc / "empty") for p in ("/etc/shadow", "/etc/gshadow", "/etc/machine-id")},
-            **{p: str(etc / "empty") for p in self.policy.mask_files},
-        }
         home_dirs = ("HOME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "TRITON_CACHE_DIR")
+        etc = {f"/etc/{name}": str(job.etc / name) for name in ("passwd", "group", "hosts", "hostname")}
         return {
             "isolate_fs": self.level is SandboxLevel.FULL,
+            "uid": job.uid,
             "job_dir": str(job.root),
             "scratch_dir": str(job.scratch),
             "scratch_mb": self.policy.scratch_mb,
-            "hide_dirs": list(self.policy.hide_dirs),
-            "keep_paths": self.kept_code_paths(),
+            "binds": list(self.policy.view.binds),
+            "links": [list(link) for link in self.policy.view.links],
+            "etc_files": etc,
+            "empty_file": str(job.etc / "empty"),
+            "masks": list(self.policy.mask_paths),
             "rw_binds": [str(job.out_dir)] if writable_out else [],
-            "mask_files": masks,
             "hostname": HOSTNAME,
             "make_dirs": [env[name] for name in home_dirs],
             "rlimits": dict(self.policy.rlimits),
@@ -263,26 +407,15 @@ class Sandbox:
             "env": dict(env),
         }
 
-    def kept_code_paths(self) -> list[str]:
-        """Code the worker needs that sits under a directory the sandbox empties (an install or a virtual
-        environment under /tmp, say). The sandbox puts these back, read-only, over its fresh tmpfs."""
-        emptied = [Path("/tmp"), Path("/dev/shm"), *(Path(d) for d in self.policy.hide_dirs)]
-        interpreter = Path(self.policy.python)
-        candidates = {PACKAGE_ROOT, interpreter.parent.parent, interpreter.resolve().parent.parent}
-        candidates |= {Path(sys.prefix), Path(sys.base_prefix)}
-        kept = sorted(
-            str(path) for path in candidates if path.is_dir() and any(path.is_relative_to(e) for e in emptied)
-        )
-        # A path inside another kept path comes back with it.
-        return [p for p in kept if not any(p != q and Path(p).is_relative_to(q) for q in kept)]
-
     def command(self, job: JobDir, argv: Sequence[str], env: Mapping[str, str], *, writable_out: bool) -> list[str]:
         spec = json.dumps(self.spec(job, env, writable_out=writable_out))
         init = [self.policy.python, "-I", str(INIT_SCRIPT), spec, "--", *argv]
-        if self.level is SandboxLevel.NONE:
-            return init
-        assert self.policy.unshare is not None
-        return [self.policy.unshare, *_UNSHARE_FLAGS[self.level], *init]
+        if self.level is not SandboxLevel.NONE:
+            assert self.policy.unshare is not None
+            init = [self.policy.unshare, *unshare_flags(self.level, self.policy.as_root), *init]
+        if self.policy.setpriv is not None:
+            return [self.policy.setpriv, "--pdeathsig", "KILL", "--", *init]
+        return init
 
     async def spawn(
         self,
@@ -293,11 +426,14 @@ class Sandbox:
         writable_out: bool = False,
         pass_fds: Sequence[int] = (),
     ) -> asyncio.subprocess.Process:
-        """Start `argv` in the sandbox: its own session, stdout and stderr merged into one pipe."""
+        """Start `argv` in the sandbox: its own session, stdout and stderr merged into one pipe.
+
+        The process starts as the daemon's own user (so it can reach an interpreter under a private home);
+        the sandbox's init drops to the job's uid once the job's filesystem is built. It is forked by the event
+        loop's thread: the parent-death signal fires when that thread ends, and it lives as long as the owner.
+        """
         cmd = self.command(job, argv, self.environment(job, slot_env), writable_out=writable_out)
-        ids: dict[str, object] = {}
-        if job.uid is not None:
-            ids = {"user": job.uid, "group": job.uid, "extra_groups": []}
+        preexec: Callable[[], None] | None = _die_with_parent if self.policy.setpriv is None else None
         return await asyncio.create_subprocess_exec(
             *cmd,
             stdin=asyncio.subprocess.DEVNULL,
@@ -307,7 +443,7 @@ class Sandbox:
             cwd="/",
             env=_SPAWN_ENV,
             start_new_session=True,
-            **ids,  # type: ignore[arg-type]
+            preexec_fn=preexec,
         )
 
     async def reap(self, uid: int | None) -> None:
@@ -323,46 +459,66 @@ class Sandbox:
 
 
 def check_reachable(path: Path, uid: int | None) -> None:
-    """Jobs run as another uid when the daemon is root: every ancestor of the jobs directory must let them pass."""
+    """Without a fresh root, jobs run as another uid in the host's filesystem: every ancestor of what they use
+    (the jobs directory, the interpreter, the package) must let that uid pass."""
     if uid is None:
         return
     for ancestor in [*reversed(path.resolve().parents), path.resolve()]:
         if ancestor.exists() and not ancestor.stat().st_mode & 0o001:
             raise SandboxUnavailableError(
                 f"Jobs run as uid {uid}, which cannot enter {ancestor} (mode {ancestor.stat().st_mode & 0o777:o}). "
-                f"Put RUNNER_STATE_DIR under a directory others may traverse, or run `chmod o+x {ancestor}`."
+                "Enable namespaces (the full sandbox shows jobs only what they need, wherever it lives), put it "
+                f"under a directory others may traverse, or run `chmod o+x {ancestor}`."
             )
 
 
+_detected: dict[tuple[object, ...], SandboxLevel] = {}
+
+
 async def detect_level(policy: SandboxPolicy, base: Path) -> SandboxLevel:
-    """The best isolation that works here, found by starting a trivial sandboxed process at each level."""
+    """The best isolation that works here, found by starting a trivial sandboxed process at each level.
+
+    Probed once per process and policy; each probe has its own directory, so two jobs that start together
+    (the local runner's first two, say) never share one.
+    """
+    key = (policy.python, policy.uid_base, policy.unshare, policy.view, policy.setpriv)
+    if key in _detected:
+        return _detected[key]
+    level = SandboxLevel.NONE
     candidates = [SandboxLevel.FULL, SandboxLevel.NETWORK] if policy.unshare else []
-    for level in candidates:
-        sandbox = Sandbox(policy, level)
-        job = await asyncio.to_thread(JobDir.create, base, f"probe-{level}-{os.getpid()}", sandbox.uid_for(0))
-        try:
-            proc = await sandbox.spawn(job, [policy.python, "-I", "-c", "pass"], slot_env={})
-            output, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
-            if proc.returncode == 0:
-                return level
-            log.warning("sandbox level %s is unavailable here: %s", level, output.decode(errors="replace").strip())
-        except (OSError, TimeoutError) as exc:
-            log.warning("sandbox level %s is unavailable here: %s", level, exc)
-        finally:
-            await asyncio.to_thread(job.remove)
-    return SandboxLevel.NONE
+    for candidate in candidates:
+        if await _probe(policy, candidate, base):
+            level = candidate
+            break
+    _detected[key] = level
+    return level
+
+
+async def _probe(policy: SandboxPolicy, level: SandboxLevel, base: Path) -> bool:
+    sandbox = Sandbox(policy, level)
+    name = f"probe-{level}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    job = await asyncio.to_thread(JobDir.create, base, name, sandbox.uid_for(0))
+    try:
+        proc = await sandbox.spawn(job, [policy.python, "-I", "-c", "pass"], slot_env={})
+        output, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
+        if proc.returncode == 0:
+            return True
+        log.warning("sandbox level %s is unavailable here: %s", level, output.decode(errors="replace").strip())
+    except (OSError, TimeoutError) as exc:
+        log.warning("sandbox level %s is unavailable here: %s", level, exc)
+    finally:
+        await asyncio.to_thread(job.remove)
+    return False
 
 
 async def open_sandbox(policy: SandboxPolicy, base: Path, *, required: bool) -> Sandbox:
     """Probe the host and return a Sandbox; warn loudly (or refuse, when required) without full isolation."""
-    check_reachable(base.parent, policy.uid_base)
-    check_reachable(PACKAGE_ROOT, policy.uid_base)  # the worker imports the runner from here
     level = await detect_level(policy, base)
     if level is not SandboxLevel.FULL:
         if required:
             raise SandboxUnavailableError(
                 f"RUNNER_REQUIRE_NAMESPACES is set, but this host allows only sandbox level {level!s}: "
-                "enable unprivileged user namespaces (kernel.unprivileged_userns_clone=1) and install util-linux."
+                "enable user namespaces (kernel.unprivileged_userns_clone=1) and install util-linux."
             )
         log.warning(
             "!!! SANDBOX DEGRADED: level %s. Submissions may reach the network, see other processes or "
@@ -370,6 +526,11 @@ async def open_sandbox(policy: SandboxPolicy, base: Path, *, required: bool) -> 
             "to refuse to start like this. !!!",
             level,
         )
+        # Without a fresh root the job's uid walks the host's own paths.
+        for needed in (base, PACKAGE_ROOT, Path(os.path.realpath(policy.python))):
+            check_reachable(needed, policy.uid_base)
+    if policy.setpriv is None:
+        log.info("setpriv --pdeathsig is unavailable: jobs are tied to the runner by a prctl before exec")
     if policy.uid_base is None and os.geteuid() != 0:
         log.info("jobs run as the daemon's own uid %d (not root, so no per-slot uid)", os.geteuid())
     return Sandbox(policy, level)

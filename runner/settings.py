@@ -30,21 +30,8 @@ DEFAULT_PASSTHROUGH = (
     "OMP_NUM_THREADS",
     "TZ",
 )
-# Directories replaced by an empty tmpfs inside the sandbox: where hosts keep homes, sockets and secrets.
-# A directory that holds the Python interpreter, the package or nvcc is kept (it is needed to run at all).
-DEFAULT_HIDE_DIRS = (
-    "/home",
-    "/root",
-    "/run",
-    "/srv",
-    "/mnt",
-    "/media",
-    "/var/lib",
-    "/var/log",
-    "/var/spool",
-    "/var/mail",
-    "/var/backups",
-)
+# The sandbox's default memory limit: half of the host's memory, at most this much (each slot has its own).
+DEFAULT_MAX_MEMORY_CAP_MB = 32 * 1024
 
 
 def _no_key_password() -> str:
@@ -97,8 +84,20 @@ class RunnerSettings(BaseSettings):
     max_processes: int = Field(512, ge=16, description="tasks (processes and threads) per job, RLIMIT_NPROC")
     scratch_mb: int = Field(2048, ge=16, description="size of each job's private tmpfs (namespaces only)")
     output_limit_bytes: int = Field(64 * 1024, ge=1024, description="stdout+stderr kept per job")
-    hide_dirs: list[str] = Field(default_factory=lambda: list(DEFAULT_HIDE_DIRS))
-    mask_files: list[str] = Field(default_factory=list, description="more files shown empty inside the sandbox")
+    max_memory_mb: int | None = Field(
+        None,
+        ge=0,
+        description="host memory (anonymous RSS) of a job's solution process tree, past which it is killed with "
+        "the verdict memory_limit; 0: no limit; default: half of the host's memory, at most 32 GiB",
+    )
+    extra_binds: list[str] = Field(
+        default_factory=list,
+        description="more host paths shown read-only in the sandbox, beyond what jobs need to run (which is found "
+        "by itself: /usr, the interpreter, the package's code, CUDA and the driver's libraries)",
+    )
+    mask_files: list[str] = Field(
+        default_factory=list, description="files or directories shown empty where a tree bound in the sandbox has them"
+    )
     env_passthrough: list[str] = Field(default_factory=lambda: list(DEFAULT_PASSTHROUGH))
     sandbox_env: dict[str, str] = Field(default_factory=dict, description="extra variables set in the sandbox")
 
@@ -145,6 +144,16 @@ class RunnerSettings(BaseSettings):
     def replay_log_path(self) -> Path:
         """Every accepted request signature, kept so that a restart cannot be used to replay one."""
         return self.state_dir / "auth" / "accepted-signatures"
+
+    def resolved_max_memory_mb(self) -> int:
+        """The memory limit per job in MiB (0: none)."""
+        if self.max_memory_mb is not None:
+            return self.max_memory_mb
+        try:
+            total_mb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+        except (OSError, ValueError):
+            return DEFAULT_MAX_MEMORY_CAP_MB
+        return max(min(total_mb // 2, DEFAULT_MAX_MEMORY_CAP_MB), 256)
 
     def resolved_cache_dir(self) -> Path:
         return self.cache_dir if self.cache_dir is not None else self.state_dir / "nvcc-cache"

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from runner.sandbox import (
+    PACKAGE_ROOT,
     JobDir,
     Sandbox,
     SandboxLevel,
@@ -17,6 +20,7 @@ from runner.sandbox import (
     SandboxUnavailableError,
     check_reachable,
     detect_level,
+    plan_view,
 )
 from runner.settings import RunnerSettings
 
@@ -49,13 +53,33 @@ def test_the_job_directory_is_private_and_removed(state_dir: Path) -> None:
     assert not job.root.exists()
 
 
-def test_hidden_directories_never_include_what_jobs_need(state_dir: Path) -> None:
-    import sys
+def test_the_root_view_binds_real_directories_and_recreates_the_links_to_them(tmp_path: Path) -> None:
+    real = tmp_path / "opt" / "cuda-13.0"
+    (real / "lib64").mkdir(parents=True)
+    (tmp_path / "opt" / "cuda").symlink_to("cuda-13.0")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(tmp_path / "opt" / "cuda" / "lib64")
+    view = plan_view([str(tmp_path / "opt" / "cuda" / "lib64"), str(real), str(tmp_path / "bin" / "python")])
+    assert view.binds == (str(real),), "a directory inside another bound one is not bound again"
+    assert dict(view.links) == {
+        str(tmp_path / "opt" / "cuda"): "cuda-13.0",
+        str(tmp_path / "bin" / "python"): str(tmp_path / "opt" / "cuda" / "lib64"),
+    }
 
-    policy = _policy(state_dir, hide_dirs=["/", sys.prefix, "/definitely/not/needed"])
-    assert "/definitely/not/needed" in policy.hide_dirs
-    assert "/" not in policy.hide_dirs and sys.prefix not in policy.hide_dirs
-    assert str(state_dir.resolve()) in policy.hide_dirs, "the runner's own state is always hidden"
+
+def test_the_root_view_skips_what_is_missing_and_never_binds_the_whole_filesystem(tmp_path: Path) -> None:
+    view = plan_view(["/", str(tmp_path / "missing"), "/proc/self", "/dev/null", str(tmp_path)])
+    assert view.binds == (str(tmp_path),)
+
+
+def test_the_root_view_shows_the_package_code_not_the_checkout(state_dir: Path) -> None:
+    view = _policy(state_dir).view
+    assert view.contains(str(PACKAGE_ROOT / "runner" / "sandbox.py"))
+    assert view.contains(str(PACKAGE_ROOT / "problems"))
+    for hidden in (".git", ".env", "tests", "pyproject.toml", "bot"):
+        assert not view.contains(str(PACKAGE_ROOT / hidden)), hidden
+    assert not view.contains(str(state_dir)), "the runner's state is never bound"
+    assert view.contains(os.path.realpath(sys.executable))
 
 
 def test_an_unreachable_state_dir_is_refused_with_a_fix(tmp_path: Path) -> None:
@@ -75,3 +99,22 @@ async def test_this_host_gets_full_isolation(state_dir: Path) -> None:
         assert level is SandboxLevel.FULL
     else:
         pytest.skip(f"this host allows only sandbox level {level}")
+
+
+@pytest.mark.parametrize("level", [SandboxLevel.NONE, SandboxLevel.NETWORK])
+async def test_the_degraded_levels_still_run_a_job_with_its_environment_and_limits(
+    state_dir: Path, level: SandboxLevel
+) -> None:
+    """The fallbacks where the kernel refuses a mount namespace: no fresh root, but the allowlisted environment,
+    the rlimits and the tie to the owner still apply. Run as the daemon's own uid, so that the interpreter is
+    reachable wherever it lives."""
+    policy = replace(_policy(state_dir), uid_base=None)
+    if level is SandboxLevel.NETWORK and policy.unshare is None:
+        pytest.skip("needs util-linux unshare")
+    sandbox = Sandbox(policy, level)
+    job = JobDir.create(state_dir / "jobs", f"degraded-{level}", None)
+    code = "import os, resource; print(os.environ['HOME'], resource.getrlimit(resource.RLIMIT_CORE)[0])"
+    proc = await sandbox.spawn(job, [policy.python, "-I", "-c", code], slot_env={})
+    output, _ = await proc.communicate()
+    assert proc.returncode == 0, output
+    assert output.decode().split() == [str(job.scratch / "home"), "0"]

@@ -190,4 +190,5 @@ async def test_each_job_finds_its_processes_started_ahead(state_dir: Path, secre
         right_after, _ = await run_remote(client, good_request())
         assert right_after.status == "passed", right_after.error
         assert right_after.phase_seconds["startup"] < 1.0
-    assert [p.name for p in (state_dir / "jobs").iterdir()] == [], "the idle worker is removed at shutdown"
+    # Each process keeps its job directories in a folder of its own, jobs/<owner>/.
+    assert [p.name for p in (state_dir / "jobs").glob("*/*")] == [], "the idle worker is removed at shutdown"

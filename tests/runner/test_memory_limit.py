@@ -1,0 +1,72 @@
+"""The per-job memory limit: a solution that fills host memory past RUNNER_MAX_MEMORY_MB is stopped with its own
+verdict, `memory_limit`, while an honest solution under the same limit passes. Real sandbox, real workers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from runner.executor import Executor
+from runner.local import run_job
+from runner.process import tree_memory
+from runner.settings import RunnerSettings
+from tests.runner.conftest import good_request, job_request, settings_for
+
+# Far above what the launcher needs for torch and a small vector add, far below what the hog takes.
+LIMIT_MB = 1024
+HOG = """
+import time
+
+HELD = []
+
+
+def solution(input_a, input_b, output_c, n):
+    # 64 MiB at a time, every page written, up to 3 GiB; then hold it, so a late look still sees it.
+    for _ in range(48):
+        HELD.append(bytearray(b"\\x01") * (64 << 20))
+    time.sleep(60)
+"""
+
+
+async def test_a_solution_over_the_memory_limit_gets_its_own_verdict(state_dir: Path) -> None:
+    settings = settings_for(state_dir, secrets.token_hex(24), max_memory_mb=LIMIT_MB, test_timeout_s=60.0)
+    executor = await Executor.from_settings(settings)
+    result = await run_job(job_request(HOG), executor=executor)
+    assert result.status == "error"
+    assert result.error is not None and result.error.code == "memory_limit", result.error
+    assert "more than 1.0 GiB of host memory" in result.error.message
+
+    honest = await run_job(good_request(), executor=executor)
+    assert honest.status == "passed", honest.error
+
+
+def test_the_default_limit_is_half_the_host_memory_at_most_32_gib(state_dir: Path) -> None:
+    settings = RunnerSettings(state_dir=state_dir)
+    assert 256 <= settings.resolved_max_memory_mb() <= 32 * 1024
+    assert RunnerSettings(state_dir=state_dir, max_memory_mb=0).resolved_max_memory_mb() == 0
+
+
+async def test_tree_memory_counts_the_descendants_of_a_process() -> None:
+    """A parent that holds nothing, with a child that holds 256 MiB: the tree's total includes the child."""
+    child = "import os, time; b = bytearray(b'\\x01') * (256 << 20); print(os.getpid(), flush=True); time.sleep(60)"
+    code = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child_pid = None
+    try:
+        assert proc.stdout is not None
+        child_pid = int(await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60))
+        await asyncio.sleep(0.1)  # the children map is cached for half a poll
+        assert tree_memory(proc.pid) >= 256 << 20
+        assert tree_memory(proc.pid) - tree_memory(child_pid) < 64 << 20, "the parent itself holds little"
+    finally:
+        if child_pid is not None:
+            os.kill(child_pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
