@@ -36,4 +36,4 @@ async def arena(
     bot = ArenaBot(make_settings(fake_discord, db_dsn, role, **bot_overrides))
     async with running_bot(fake_discord, bot):
         yield Arena(fake_discord, bot, moderator, role)
-        await asyncio.wait_for(bot.tracker.wait_idle(), 60)  # every live message has its final state
+        await asyncio.wait_for(bot.tracker.wait_idle(), 300)  # every live message has its final state

@@ -7,14 +7,10 @@ import os
 import signal
 import sys
 
-import pytest
-
 from tests.fakediscord import FakeDiscord
 
-pytestmark = pytest.mark.timeout(90)
 
-
-async def _stderr_after_exit(process: asyncio.subprocess.Process, timeout_s: float = 30) -> bytes:
+async def _stderr_after_exit(process: asyncio.subprocess.Process, timeout_s: float = 120) -> bytes:
     """The bot's log once it has exited. A bot that does not stop is made to dump every thread's stack
     (faulthandler, on SIGABRT) and the test fails with its log, so that a hang says where it is."""
     assert process.stderr is not None
@@ -66,13 +62,12 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE, preexec_fn=_default_sigint
     )
     try:
-        await fake_discord.wait_for_commands("submit", "leaderboard", "mod", timeout=60)
-        await fake_discord.wait_until_connected(timeout=30)
+        await fake_discord.wait_for_commands("submit", "leaderboard", "mod", timeout=180)
+        await fake_discord.wait_until_connected(timeout=120)
         user = fake_discord.add_member("quinn")
         asked = await fake_discord.invoke_slash(user, "problems")
-        listing = await fake_discord.wait_for_original(asked, lambda m: bool(m.embeds), timeout=20)
+        listing = await fake_discord.wait_for_original(asked, lambda m: bool(m.embeds))
         assert "`vector_add`" in str(listing.embeds[0]["fields"])
-        await asyncio.sleep(0.5)  # the bot reads the answer to its edit before it is stopped
     finally:
         process.send_signal(signal.SIGINT)
         stderr = await _stderr_after_exit(process)
@@ -86,6 +81,6 @@ async def test_arena_bot_without_a_token_says_what_to_set() -> None:
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE, cwd="/"
     )
-    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    _, stderr = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode == 2
     assert "Set ARENA_BOT_TOKEN (or DISCORD_TOKEN)" in stderr.decode()

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bot.db import jobs
-from tests.bot.harness import DATA, GREEN, Arena
+from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 from tests.store.store_helpers import wait_for_state
-
-pytestmark = pytest.mark.timeout(180)
 
 
 async def test_a_moderator_adds_a_problem_and_a_user_submits_to_it(arena: Arena) -> None:
     fake = arena.fake
     module = (DATA / "vector_sub.py").read_bytes()
     added = await fake.invoke_slash(arena.moderator, "mod problem-add", attachments=[("vector_sub.py", module)])
-    report = await fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=90)
+    report = await fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=JOB_TIMEOUT_S)
     embed = report.embeds[0]
     assert report.ephemeral and embed["color"] == GREEN
     assert embed["title"] == "Admission self-test of `vector_sub`: ✅ passed"
@@ -48,14 +44,14 @@ async def test_a_moderator_adds_a_problem_and_a_user_submits_to_it(arena: Arena)
 
     rerun = await fake.invoke_slash(arena.moderator, "mod rerun", {"id": 1})
     await fake.wait_for_original(rerun, lambda m: "queued again as job 2" in str(m.embeds))
-    assert await wait_for_state(arena.bot.pool, 2, set(jobs.FINAL_STATES), timeout_s=60) == "done"
+    assert await wait_for_state(arena.bot.pool, 2, set(jobs.FINAL_STATES), timeout_s=JOB_TIMEOUT_S) == "done"
 
 
 async def test_a_problem_whose_verification_accepts_anything_is_not_admitted(arena: Arena) -> None:
     fake = arena.fake
     module = (DATA / "vector_sub_broken.py").read_bytes()
     added = await fake.invoke_slash(arena.moderator, "mod problem-add", attachments=[("broken.py", module)])
-    report = await fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=90)
+    report = await fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=JOB_TIMEOUT_S)
     assert "❌ failed" in report.embeds[0]["title"]
     assert "❌ zeros → fail" in "\n".join(f["value"] for f in report.embeds[0]["fields"])
     assert not report.buttons()

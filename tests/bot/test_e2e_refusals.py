@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-
 from tests.bot.harness import Arena
-
-pytestmark = pytest.mark.timeout(120)
 
 CORRECT = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 

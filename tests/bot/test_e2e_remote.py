@@ -16,9 +16,7 @@ from aiohttp import web
 from bot.bot_settings import RunnerConfig
 from runner.server import create_app
 from runner.settings import RunnerSettings
-from tests.bot.harness import DATA, GREEN, Arena
-
-pytestmark = pytest.mark.timeout(150)
+from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 
 SECRET = secrets.token_hex(24)
 
@@ -69,6 +67,6 @@ async def test_a_submission_runs_on_the_runner_daemon(arena: Arena) -> None:
 async def test_the_runner_daemon_runs_the_admission_self_test(arena: Arena) -> None:
     module = (DATA / "vector_sub.py").read_bytes()
     added = await arena.fake.invoke_slash(arena.moderator, "mod problem-add", attachments=[("vector_sub.py", module)])
-    report = await arena.fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=90)
+    report = await arena.fake.wait_for_original(added, lambda m: bool(m.embeds), timeout=JOB_TIMEOUT_S)
     assert report.embeds[0]["title"] == "Admission self-test of `vector_sub`: ✅ passed"
     assert "Ran on `cpu-daemon`" in report.embeds[0]["description"]

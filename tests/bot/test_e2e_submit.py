@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
+from datetime import datetime
 from pathlib import Path
 
-import pytest
-
 from tests.bot.harness import GREEN, RED, ROOT, Arena
-
-pytestmark = pytest.mark.timeout(180)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -50,7 +48,11 @@ async def test_correct_submission_ends_with_the_table_a_chart_and_a_leaderboard_
     states = [e["description"].split("\n")[0] for v in final.history for e in v.get("embeds", [])]
     assert states[0].startswith("**⏳ Queued: position 1")
     assert any(s.startswith(("**🚀 Starting", "**🛠️ Compiling")) for s in states), states
-    assert final.edits <= 10, "events are coalesced into about one edit a second"
+    # Events are coalesced: the message changes at most once per progress interval, however the runner's events
+    # bunch up (a busy host only spreads the changes further apart, so this holds under any load).
+    moments = [datetime.fromisoformat(v["edited_timestamp"] or v["timestamp"]) for v in final.history]
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(moments)]
+    assert gaps and min(gaps) >= 0.98 * arena.bot.settings.progress_interval_s, gaps
 
     announced = await fake.wait_for_message(lambda m: m.channel_id == fake.channel("general").id)
     assert "Alice" in announced.embeds[0]["title"] and "#1" in announced.embeds[0]["description"]
@@ -100,7 +102,7 @@ async def test_two_users_submitting_at_once_both_get_their_results(arena: Arena)
     finals = await asyncio.gather(arena.final(first), arena.final(second))
     titles = sorted(f.embeds[0]["title"] for f in finals)
     assert [t.split(" · ")[0] for t in titles] == ["Submission #1", "Submission #2"]
-    assert all(f.embeds[0]["color"] == GREEN for f in finals)
+    assert all(f.embeds[0]["color"] == GREEN for f in finals), [f.embeds[0]["description"] for f in finals]
     assert {f.embeds[0]["footer"]["text"].split(" · ")[0] for f in finals} == {"Carol", "Dave"}
     places = sorted(next(x["value"] for x in f.embeds[0]["fields"] if x["name"] == "Leaderboard") for f in finals)
     assert places[0].startswith("entered the leaderboard at #")

@@ -18,8 +18,6 @@ from tests.bot.harness import RED
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import running_bot
 
-pytestmark = pytest.mark.timeout(30)
-
 Kind = Literal["user", "rate", "crash", "public-crash"]
 
 

@@ -41,7 +41,9 @@ from .validation import load_spec
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT_S = 5.0
+# How long a test waits for the bot by default: generous, because a busy CI host can stall the bot for seconds
+# (a chart, a database round trip); a condition that holds returns at once, so only a failure waits this long.
+DEFAULT_TIMEOUT_S = 60.0
 
 
 class FakeDiscord:

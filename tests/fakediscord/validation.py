@@ -1,8 +1,8 @@
 """Discord's OpenAPI spec as a validator: match a REST call to its operation, check bodies against its schemas.
 
 The spec (`discord-openapi.json`, OpenAPI 3.1, so its schemas are JSON Schema 2020-12) is vendored in `spec/`
-beside this module with its MIT licence; `ARENA_DISCORD_OPENAPI` overrides the path. Every `$ref` resolves inside the one document through
-a `referencing` registry, so no schema is copied or rewritten by hand.
+beside this module with its MIT licence; `ARENA_DISCORD_OPENAPI` overrides the path. Every `$ref` resolves inside
+the one document through a `referencing` registry, so no schema is copied or rewritten by hand.
 
 One deliberate relaxation, for request bodies only: the spec types every snowflake as a decimal string, but
 Discord accepts integers too, and discord.py sends integers where a file's attachment entry names its upload

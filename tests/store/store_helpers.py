@@ -129,8 +129,8 @@ async def count(pool: asyncpg.Pool, table: str) -> int:
     return int(await pool.fetchval(f"SELECT count(*) FROM {table}"))
 
 
-async def wait_for_state(pool: asyncpg.Pool, job_id: int, states: set[str], timeout_s: float = 60.0) -> str:
-    """Poll the job until it is in one of `states`."""
+async def wait_for_state(pool: asyncpg.Pool, job_id: int, states: set[str], timeout_s: float = 180.0) -> str:
+    """Poll the job until it is in one of `states` (the timeout only tells a stuck job from a busy host)."""
     async with asyncio.timeout(timeout_s):
         while True:
             job = await jobs.get_job(pool, job_id)

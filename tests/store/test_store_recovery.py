@@ -123,7 +123,7 @@ async def test_a_killed_dispatcher_process_is_recovered_and_the_job_completes_ex
     receipt = await slow_submission(pool)
     proc = await asyncio.create_subprocess_exec(sys.executable, "-c", DISPATCHER_PROCESS, db_dsn)
     try:
-        await wait_for_state(pool, receipt.job_id, {"running"}, timeout_s=90)
+        await wait_for_state(pool, receipt.job_id, {"running"}, timeout_s=180)
     finally:
         proc.kill()
         await proc.wait()
@@ -135,7 +135,7 @@ async def test_a_killed_dispatcher_process_is_recovered_and_the_job_completes_ex
     restarted = settings.dispatch.model_copy(update={"owner": "crashing"})
     task = asyncio.create_task(Dispatcher(pool, RunnerPool([runner]), restarted).run())
     try:
-        await wait_for_state(pool, receipt.job_id, FINAL, timeout_s=90)
+        await wait_for_state(pool, receipt.job_id, FINAL, timeout_s=180)
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)

@@ -16,7 +16,7 @@ async def _other_backends(dsn: str) -> int:
     conn = await asyncpg.connect(dsn)
     try:
         query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while (count := await conn.fetchval(query)) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         return int(count)
@@ -27,9 +27,9 @@ async def _other_backends(dsn: str) -> int:
 async def test_a_connection_still_borrowed_at_shutdown_is_cut_after_the_timeout(db_dsn: str) -> None:
     pool = await create_pool(db_dsn, min_size=1, max_size=2)
     await pool.acquire()  # a command handler that is only cancelled after the bot's close
-    start = time.monotonic()
-    await close_pool(pool, timeout_s=0.5)
-    assert time.monotonic() - start < 5
+    # Without the cut, closing waits for the connection forever; with it, it returns once the 0.5 s are up. The
+    # generous bound only tells a hang from a busy host (how long the close takes is not what is tested).
+    await asyncio.wait_for(close_pool(pool, timeout_s=0.5), 120)
     assert await _other_backends(db_dsn) == 0
     try:
         await pool.acquire()
