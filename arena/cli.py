@@ -1,20 +1,46 @@
-"""The `arena` command line. Each command group lives in its own module under `arena.commands`."""
+"""The `arena` command line. Each command group lives in its own module under `arena.commands`.
+
+Whatever goes wrong, a user sees one line on stderr that says what to do, never a traceback: their own
+mistakes as `error: …` (exit 2), Ctrl-C as one line (exit 130), a closed output pipe as nothing at all, and a
+bug in arena as an apology with an incident id whose traceback is kept in a file (exit 70).
+"""
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import logging
+import os
 import pkgutil
+import select
 import sys
+import traceback
+import uuid
+from pathlib import Path
+from typing import NoReturn
 
 import arena.commands
-from bot.core.errors import UserFacingError
+from bot.core.errors import CancelledByUserError, StoreUnavailableError, UserFacingError
+
+log = logging.getLogger(__name__)
+
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a command stopped with Ctrl-C
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what shells report for a writer whose reader went away
+
+
+class ArenaParser(argparse.ArgumentParser):
+    """argparse, with a usage mistake said in one line that points at `--help` (argparse prints the whole usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena", description="Kernel Arena: GPU kernel competitions.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
+    parser = ArenaParser(prog="arena", description="Kernel Arena: GPU kernel competitions.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail (and tracebacks) to stderr")
     sub = parser.add_subparsers(dest="command", required=True)
     for info in sorted(pkgutil.iter_modules(arena.commands.__path__), key=lambda i: i.name):
         try:
@@ -41,14 +67,92 @@ def _register_unavailable(sub: argparse._SubParsersAction, name: str, exc: Impor
     p.set_defaults(func=unavailable)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+def _say(line: str) -> None:
+    """One line on stderr; a stderr that is gone too is no reason for a traceback."""
     try:
-        return int(args.func(args) or 0)
+        print(line, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on the writing end)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return True  # stdout cannot even be asked: treat it as gone
+
+
+def _silence_stdout() -> None:
+    # The reader of our output went away (`arena show … | head`). Later writes, and the flush at exit, would
+    # raise again; pointing stdout at /dev/null lets the process end quietly, as Python's documentation advises.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def incident_dir() -> Path:
+    """Where the CLI keeps the tracebacks of its own failures: the user's state directory (XDG)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kernel-arena" / "incidents"
+
+
+def _report_internal(exc: BaseException, argv: list[str], verbose: bool) -> int:
+    incident = uuid.uuid4().hex[:8]
+    detail = "".join(traceback.format_exception(exc))
+    where = "rerun with -v to see the traceback"
+    try:
+        folder = incident_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{incident}.log"
+        stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        path.write_text(f"{stamp} arena {' '.join(argv)}\n\n{detail}", encoding="utf-8")
+        where = f"the traceback is in {path}"
+    except OSError:
+        verbose = True  # nowhere to keep it: show it rather than lose it
+    if verbose:
+        _say(detail.rstrip())
+    _say(
+        f"error: sorry, arena failed on its own fault (incident {incident}, {type(exc).__name__}); {where}. "
+        "Please report it with that file."
+    )
+    return EXIT_INTERNAL
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    verbose = "-v" in argv or "--verbose" in argv
+    try:
+        args = build_parser().parse_args(argv)
+        logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the handlers: a reader that went away shows up here, not at exit
+        return status
     except UserFacingError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        return 2
+        _say(f"error: {exc.message}")
+        return EXIT_USAGE
+    except CancelledByUserError as exc:
+        _say(exc.message)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        _say("interrupted (Ctrl-C).")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError as exc:
+        if not _stdout_closed():
+            return _report_internal(exc, argv, verbose)  # some other pipe broke: that is ours to explain
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except StoreUnavailableError as exc:
+        # Its message names the store and what to check (DATABASE_URL, the embedded server's log).
+        _say(f"error: {exc}")
+        return 1
+    except Exception as exc:  # the last line of defence: a bug is reported, not dumped on the user
+        return _report_internal(exc, argv, verbose)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,40 @@ def run(*, sync_global: bool = False, verbose: bool = False) -> int:
         asyncio.run(serve(settings, sync_global=sync_global))
     except KeyboardInterrupt:
         log.info("stopped")
+    except Exception as exc:
+        reason = startup_failure(exc, settings)
+        if reason is None:
+            raise
+        log.debug("the bot could not start", exc_info=True)
+        raise UserFacingError(reason) from exc
     return 0
+
+
+def startup_failure(exc: BaseException, settings: BotSettings) -> str | None:
+    """What to tell the operator when the bot stops for a reason outside it (Discord, the database), or None
+    for a fault of the bot itself, which keeps its traceback."""
+    import aiohttp
+    import discord
+
+    from bot.core.errors import KernelArenaError
+
+    where = f"the Discord API at {settings.discord_api_base}" if settings.discord_api_base else "Discord"
+    check = "ARENA_DISCORD_API_BASE" if settings.discord_api_base else "this machine's network access"
+    if isinstance(exc, KernelArenaError):  # the store (its message says which and what to check), a runner
+        return f"The bot cannot start: {exc}"
+    if isinstance(exc, discord.LoginFailure):
+        return f"{where} refused the bot's token ({exc}). Check ARENA_BOT_TOKEN (or DISCORD_TOKEN)."
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return f"{where} refused the bot's intents ({exc}). Enable them in the Discord developer portal."
+    if isinstance(exc, discord.HTTPException):
+        return f"{where} answered HTTP {exc.status} ({exc.text or exc}). Try again later, or check {check}."
+    if isinstance(exc, discord.GatewayNotFound | discord.ConnectionClosed):
+        return f"The bot could not keep a Gateway connection to {where} ({exc}). Try again later, or check {check}."
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return f"Cannot reach {where} ({exc.os_error}). Check {check}."
+    if isinstance(exc, aiohttp.ClientError | OSError | TimeoutError):
+        return f"Cannot reach {where} ({type(exc).__name__}: {exc}). Check {check}."
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import urllib.parse
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -18,7 +17,7 @@ from bot.core.errors import MigrationError, StoreUnavailableError, UserFacingErr
 from bot.db import jobs
 from bot.db.embedded import EmbeddedPostgres
 from bot.db.migrate import migrate, status
-from bot.db.pool import resolve_dsn
+from bot.db.pool import connect, describe_dsn, resolve_dsn
 from bot.settings import StoreSettings
 
 T = TypeVar("T")
@@ -28,10 +27,7 @@ def describe_server(dsn: str, server: EmbeddedPostgres | None) -> str:
     """Where the store is, without the password."""
     if server is not None:
         return f"embedded PostgreSQL, data in {server.data_dir}"
-    parts = urllib.parse.urlsplit(dsn)
-    host = parts.hostname or urllib.parse.parse_qs(parts.query).get("host", ["local socket"])[0]
-    port = f":{parts.port}" if parts.port else ""
-    return f"PostgreSQL at {host}{port}{parts.path or ''} (DATABASE_URL)"
+    return f"{describe_dsn(dsn)} (DATABASE_URL)"
 
 
 def with_connection(settings: StoreSettings, work: Callable[[asyncpg.Connection, str], Awaitable[T]]) -> T:
@@ -40,7 +36,7 @@ def with_connection(settings: StoreSettings, work: Callable[[asyncpg.Connection,
     async def main() -> T:
         dsn, server = await resolve_dsn(settings)
         try:
-            conn = await asyncpg.connect(dsn, timeout=settings.command_timeout_s)
+            conn = await connect(dsn, settings.command_timeout_s, embedded=server is not None)
             try:
                 return await work(conn, describe_server(dsn, server))
             finally:

@@ -25,6 +25,18 @@ def check_dtype(problem: Problem, dtype: str) -> None:
         raise UserFacingError(f"{problem.slug} does not support {dtype}; choose one of {', '.join(problem.dtypes)}.")
 
 
+def write_output(path: Path, text: str, suggested_name: str = "solution.cu") -> None:
+    """Write `text` to `path`, or say in one line why it cannot be written and what to do instead."""
+    if path.is_dir():
+        raise UserFacingError(f"{path} is a folder; give a file name, such as {path / suggested_name}.")
+    if not path.parent.is_dir():
+        raise UserFacingError(f"The folder {path.parent} does not exist; create it first (mkdir -p {path.parent}).")
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserFacingError(f"Cannot write {path}: {exc.strerror}. Choose a file you may write.") from exc
+
+
 def cmd_problems(args: argparse.Namespace) -> int:
     rows = [
         [p.slug, p.title, p.difficulty, ", ".join(p.tags), ", ".join(p.dtypes)] for p in builtin_problems().values()
@@ -67,7 +79,7 @@ def cmd_starter(args: argparse.Namespace) -> int:
     check_dtype(problem, args.dtype)
     text = generate_starter(problem, args.lang, args.dtype)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_output(Path(args.output), text, "solution.cu" if args.lang == "cuda" else "solution.py")
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

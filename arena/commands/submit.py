@@ -4,16 +4,73 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
+import urllib.parse
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.commands.problems import check_dtype, find_problem
 from arena.render import ProgressPrinter, render_result
-from bot.core.errors import UserFacingError
+from bot.core.errors import CancelledByUserError, UserFacingError
 from bot.core.uploads import check_upload
 from problems.base import DTYPES, Problem
 from runner.api import JobRequest, MeasureConfig, SubmissionResult
+
+if TYPE_CHECKING:
+    from bot.core.local_runner import LocalRun
+    from bot.runner_client import RunnerClient
+
+# How long Ctrl-C waits for a remote runner to confirm that it cancelled the job.
+REMOTE_CANCEL_TIMEOUT_S = 10.0
+
+
+def runner_url(text: str) -> str:
+    """An argparse type: the runner's base URL, with its scheme (aiohttp cannot guess one)."""
+    parts = urllib.parse.urlsplit(text)
+    if "://" not in text:
+        raise argparse.ArgumentTypeError(f"{text!r} has no scheme; write it as http://{text}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a runner URL; write it as http://HOST:PORT")
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} has a port that is not a number from 0 to 65535") from None
+    return text
+
+
+def finite_number(low: float, high: float | None = None) -> Callable[[str], float]:
+    """An argparse type: a finite number above `low` (and at most `high`); Infinity and NaN are refused here,
+    before they reach a measurement loop that would never end or never converge."""
+
+    def parse(text: str) -> float:
+        bound = f"above {low:g}" + (f" and at most {high:g}" if high is not None else "")
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number; give one {bound}") from None
+        if not math.isfinite(value) or value <= low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{text} is out of range; give a finite number {bound}")
+        return value
+
+    return parse
+
+
+def whole_number(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `low`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{text} is too small; give at least {low}")
+        return value
+
+    return parse
 
 
 def _read_secret(path: str | None) -> bytes:
@@ -39,19 +96,61 @@ async def _run_remote(
             accepted = await runner.submit(request)
             if accepted.queue_position:
                 print(f"  queued at position {accepted.queue_position}", file=sys.stderr)
-            result = await runner.wait_result(accepted.job_id, ProgressPrinter())
+            try:
+                result = await runner.wait_result(accepted.job_id, ProgressPrinter())
+            except asyncio.CancelledError:
+                # Ctrl-C: the job would otherwise hold the runner's GPU for nobody.
+                interrupted = await _cancel_remote(runner, accepted.job_id, url)
+                raise interrupted from None
         except RunnerError as exc:
+            if exc.code == "unreachable":
+                cause = exc.__cause__
+                reason = getattr(cause, "os_error", None) or cause or exc.message
+                raise UserFacingError(
+                    f"Cannot reach the runner at {url} ({reason}). Check that `arena runner serve` runs there and "
+                    "that the address and port are right."
+                ) from exc
             raise UserFacingError(f"The runner at {url} failed: {exc.message} ({exc.code}).") from exc
     if result is None:
         raise UserFacingError("The job was cancelled on the runner before it finished.")
     return result
 
 
+async def _cancel_remote(runner: RunnerClient, job_id: str, url: str) -> CancelledByUserError:
+    """Ask the runner to cancel the job; the one line to show the user, whatever the runner answered."""
+    from bot.runner_client import RunnerError
+
+    try:
+        await asyncio.wait_for(runner.cancel(job_id), REMOTE_CANCEL_TIMEOUT_S)
+    except (RunnerError, TimeoutError) as exc:
+        return CancelledByUserError(
+            f"interrupted (Ctrl-C); the runner at {url} did not confirm cancelling job {job_id} ({exc}), "
+            "so it may still run there."
+        )
+    return CancelledByUserError(f"interrupted (Ctrl-C); job {job_id} was cancelled on the runner at {url}.")
+
+
+def _interrupted(progress: LocalRun) -> str:
+    """The one line for Ctrl-C on a recorded submission: what became of it."""
+    number = f"submission #{progress.submission_id}"
+    if progress.submission_id is None:
+        return "interrupted (Ctrl-C) before the submission was recorded; nothing will run."
+    if progress.withdrawn:
+        return f"interrupted (Ctrl-C): {number} was cancelled and will not run again."
+    if progress.withdrawn is False:
+        return f"interrupted (Ctrl-C) after {number} had finished; its result is stored."
+    reason = f" ({progress.withdraw_error})" if progress.withdraw_error else ""
+    return (
+        f"interrupted (Ctrl-C), but {number} could not be withdrawn{reason}; "
+        "the next `arena submit` may run it before its own."
+    )
+
+
 def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, request: JobRequest) -> SubmissionResult:
     """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
     try:
         from bot.core.errors import KernelArenaError
-        from bot.core.local_runner import LocalSubmission, submit_and_wait
+        from bot.core.local_runner import LocalRun, LocalSubmission, submit_and_wait
         from bot.core.problems import ProblemSpec
         from bot.settings import RateLimitSettings, Settings
     except ImportError as exc:
@@ -72,13 +171,33 @@ def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, reques
         big = {f"{mode}_{field}": 10**9 for mode in ("test", "benchmark", "ranked") for field in ("burst", "per_hour")}
         unlimited = RateLimitSettings(**big)
         settings = Settings().model_copy(update={"rate": unlimited})
-        submission_id, result = asyncio.run(submit_and_wait(settings, local, ProgressPrinter()))
-    except UserFacingError:
+        progress = LocalRun()
+        try:
+            submission_id, result = asyncio.run(submit_and_wait(settings, local, ProgressPrinter(), progress))
+        except KeyboardInterrupt:
+            raise CancelledByUserError(_interrupted(progress)) from None
+    except (UserFacingError, CancelledByUserError):
         raise
     except KernelArenaError as exc:
-        raise UserFacingError(f"The store is unavailable: {exc}. Pass --no-store to run without recording.") from exc
+        raise UserFacingError(f"The store is unavailable: {exc} Pass --no-store to run without recording.") from exc
     print(f"  recorded as submission #{submission_id}", file=sys.stderr)
     return result
+
+
+def measure_config(args: argparse.Namespace) -> MeasureConfig:
+    from pydantic import ValidationError
+
+    try:
+        return MeasureConfig(
+            method=args.method,
+            target_cv=args.target_cv,
+            target_rse=args.target_rse,
+            max_samples=args.max_samples,
+            max_seconds=args.max_seconds,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in exc.errors())
+        raise UserFacingError(f"The timing options do not fit together ({problems}).") from exc
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -101,13 +220,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         dtype=args.dtype,
         mode=args.mode,
         device_kind=args.device,
-        measure=MeasureConfig(
-            method=args.method,
-            target_cv=args.target_cv,
-            target_rse=args.target_rse,
-            max_samples=args.max_samples,
-            max_seconds=args.max_seconds,
-        ),
+        measure=measure_config(args),
     )
     where = f"the runner at {args.runner}" if args.runner else "the local runner"
     print(
@@ -121,7 +234,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         )
     elif args.no_store:
-        result = asyncio.run(run_job(request, ProgressPrinter()))
+        try:
+            result = asyncio.run(run_job(request, ProgressPrinter()))
+        except KeyboardInterrupt:
+            # run_job kills the worker when its task is cancelled, and nothing was recorded.
+            raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
         result = _run_recorded(args, problem, path, request)
     if args.json:
@@ -154,15 +271,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a monotonic clock either way)",
     )
     p.add_argument(
-        "--target-rse", type=float, default=0.005, help="arena: stop once the median's relative SE is under this"
+        "--target-rse",
+        type=finite_number(0, 1),
+        default=0.005,
+        help="arena: stop once the median's relative SE is under this",
     )
     p.add_argument(
-        "--target-cv", type=float, default=0.01, help="seed/cpu: stop timing a case once the CV is under this"
+        "--target-cv",
+        type=finite_number(0, 1),
+        default=0.01,
+        help="seed/cpu: stop timing a case once the CV is under this",
     )
-    p.add_argument("--max-samples", type=int, default=1000)
-    p.add_argument("--max-seconds", type=float, default=10.0, help="timing budget per case")
+    p.add_argument("--max-samples", type=whole_number(1), default=1000)
+    p.add_argument("--max-seconds", type=finite_number(0), default=10.0, help="timing budget per case (seconds)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--runner", metavar="URL", help="use a remote runner daemon (e.g. http://gpu-host:8700)")
+    p.add_argument(
+        "--runner", metavar="URL", type=runner_url, help="use a remote runner daemon (e.g. http://gpu-host:8700)"
+    )
     p.add_argument("--secret-file", metavar="F", help="file with the runner's shared secret (with --runner)")
     p.add_argument(
         "--runner-ca-file", metavar="F", help="PEM bundle that signs an https:// runner's certificate (with --runner)"

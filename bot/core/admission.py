@@ -17,7 +17,7 @@ import asyncpg
 
 from bot.core.errors import BadUploadError, ModerationError
 from bot.core.moderation import Actor, create_problem, replace_problem
-from bot.core.problems import ProblemSpec
+from bot.core.problems import ProblemSpec, check_new_problem
 from bot.db import problems
 from bot.db.problems import ProblemVersion
 from problems.catalog import CatalogError, ProblemInfo, info_from_source
@@ -101,6 +101,7 @@ def read_problem_module(file_name: str, data: bytes) -> tuple[str, ProblemInfo]:
 async def examine_problem(pool: asyncpg.Pool, file_name: str, data: bytes, validator: ProblemValidator) -> Candidate:
     """Read the module and run its admission self-test on `validator`, for its first dtype."""
     source, info = read_problem_module(file_name, data)
+    check_new_problem(info.slug, info.title)
     existing = await problems.get_problem(pool, info.slug)
     request = ValidateRequest(problem_source=source, dtype=info.dtypes[0])  # type: ignore[arg-type]
     log.info("problem %s: admission self-test on %s", info.slug, validator.name)

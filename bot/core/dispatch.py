@@ -394,6 +394,11 @@ class Dispatcher:
         while self._inflight:
             await asyncio.wait(list(self._inflight.values()))
 
+    async def abandon(self) -> None:
+        """Stop following every in-flight job, as a crash would: nothing is written, leases stay as they are.
+        A CLI interrupted by its user calls this before it withdraws its own job, so that no retry requeues it."""
+        await self._abandon()
+
     def _start(self, lease: Lease, runner: JobRunner, *, attach: bool) -> None:
         task = asyncio.create_task(self._guarded(lease, runner, attach=attach), name=f"job-{lease.job_id}")
         self._inflight[lease.job_id] = task

@@ -95,3 +95,11 @@ class InvalidSubmissionError(UserFacingError):
 
 class InvalidOptionError(UserFacingError):
     """An option is out of range (a language filter, a page size)."""
+
+
+class CancelledByUserError(KernelArenaError):
+    """The user stopped a command (Ctrl-C) and its work was withdrawn; `message` says what became of it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

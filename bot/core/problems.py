@@ -8,16 +8,66 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Protocol
 
 import asyncpg
 
-from bot.core.errors import ProblemDisabledError, ProblemExistsError, UnknownProblemError, UnsupportedDtypeError
+from bot.core.errors import (
+    InvalidOptionError,
+    ProblemDisabledError,
+    ProblemExistsError,
+    UnknownProblemError,
+    UnsupportedDtypeError,
+)
 from bot.db import problems
 from bot.db.pool import Conn
 
 log = logging.getLogger(__name__)
+
+
+# The store's CHECK on problems.slug: no problem can have any other name.
+SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+MAX_TITLE_CHARS = 200
+
+
+def _unprintable(text: str) -> bool:
+    # Control characters (NUL above all: PostgreSQL refuses it in text) and lone surrogates (not encodable).
+    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """`text` safe to echo in a message: control characters and surrogates as �, and not too long."""
+    clean = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cs") else c for c in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def check_slug(slug: str) -> str:
+    """`slug`, unless it holds characters that no problem name has and the store cannot hold (NUL, other
+    control characters): then UnknownProblemError, before any query. Other unknown names are the store's to
+    answer, with close matches."""
+    if _unprintable(slug):
+        raise UnknownProblemError(
+            f"`{shown(slug)}` is not a problem name: it holds control characters (shown as \ufffd). "
+            "Type the name as `/problems` lists it, e.g. `vector_add`."
+        )
+    return slug
+
+
+def check_new_problem(slug: str, title: str) -> None:
+    """Refuse the names of a problem about to be stored, saying what a name must look like."""
+    if not SLUG.fullmatch(slug):
+        raise InvalidOptionError(
+            f"`{shown(slug)}` cannot be a problem's slug: use 1 to 64 lower-case letters, digits, '_' or '-', "
+            "starting with a letter or digit (e.g. `vector_add`)."
+        )
+    if not title.strip() or len(title) > MAX_TITLE_CHARS or _unprintable(title):
+        raise InvalidOptionError(
+            f"`{shown(title)}` cannot be the title of `{slug}`: use 1 to {MAX_TITLE_CHARS} characters of text, "
+            "without control characters."
+        )
 
 
 class ProblemLike(Protocol):
@@ -41,6 +91,9 @@ class ProblemSpec:
     score_metric: str = "gflops"
     source: str | None = None
 
+    def __post_init__(self) -> None:
+        check_new_problem(self.slug, self.title)
+
     @classmethod
     def of(cls, problem: ProblemLike, source: str | None = None) -> ProblemSpec:
         return cls(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric, source)
@@ -50,11 +103,13 @@ async def unknown_problem(conn: Conn, slug: str) -> UnknownProblemError:
     """The error for a slug the store does not have, with close matches."""
     close = difflib.get_close_matches(slug, await problems.list_slugs(conn), n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(f'`{s}`' for s in close)}?" if close else ""
-    return UnknownProblemError(f"There is no problem called `{slug}`.{hint}")
+    return UnknownProblemError(f"There is no problem called `{shown(slug)}`.{hint}")
 
 
 async def require_problem(conn: Conn, slug: str, version: int | None = None) -> problems.ProblemVersion:
     """`slug` at `version` (default: current), or UnknownProblemError naming close matches."""
+    if not SLUG.fullmatch(check_slug(slug)):
+        raise await unknown_problem(conn, slug)  # no problem has such a name: the store need not be asked
     found = await problems.get_problem(conn, slug, version)
     if found is None:
         if version is not None and await problems.get_problem(conn, slug) is not None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from bot.core.errors import BannedError, InvalidSubmissionError, SubmissionNotFoundError, UnsupportedDtypeError
-from bot.core.problems import check_open, unknown_problem
+from bot.core.problems import check_open, check_slug, unknown_problem
 from bot.core.ratelimit import refusal
 from bot.core.uploads import Upload, check_upload
 from bot.db import jobs, ratelimits, submissions, users
@@ -53,6 +53,7 @@ class SubmitReceipt:
 
 def validate_options(request: SubmitRequest) -> Upload:
     """Check everything that needs no database; raise a UserFacingError that says what to fix."""
+    check_slug(request.problem_slug)
     if request.mode not in MODES:
         raise InvalidSubmissionError(f"`{request.mode}` is not a mode; choose one of {', '.join(MODES)}.")
     if request.dtype not in DTYPES:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -31,6 +33,8 @@ def language_of(file_name: str, source: str) -> Language:
 def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> Upload:
     """Validate extension, size and encoding; return the decoded source and its language."""
     name = PurePath(file_name).name
+    if not name or any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
+        raise BadUploadError("The file's name is empty or holds control characters. Rename it, e.g. `solution.cu`.")
     suffix = PurePath(name).suffix.lower()
     if suffix not in ALLOWED_SUFFIXES:
         raise BadUploadError(
@@ -40,14 +44,17 @@ def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES)
         raise BadUploadError(
             f"`{name}` is {len(data) / 1024:.0f} KiB; the limit is {max_bytes // 1024} KiB. Trim the file and retry."
         )
-    if not data.strip():
-        raise BadUploadError(f"`{name}` is empty. Attach the file with your `solution`.")
+    # A leading byte-order mark (Windows editors write one) is dropped: left in, Python reads it as part of the
+    # first line (a syntax error) and nvcc as a stray character. Nothing else in the file changes.
+    bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        source = data.decode("utf-8")
+        source = data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BadUploadError(
-            f"`{name}` is not UTF-8 text (byte {exc.start} is invalid). Save it as UTF-8 and retry."
+            f"`{name}` is not UTF-8 text (byte {bom + exc.start} is invalid). Save it as UTF-8 and retry."
         ) from exc
+    if not source.strip():
+        raise BadUploadError(f"`{name}` is empty. Attach the file with your `solution`.")
     if "\x00" in source:
         raise BadUploadError(f"`{name}` contains NUL bytes; attach the source text, not a binary.")
     return Upload(name, language_of(name, source), source)

@@ -281,3 +281,16 @@ async def queue_position(conn: Conn, job_id: int) -> int:
 async def count_by_state(conn: Conn) -> dict[str, int]:
     rows = await conn.fetch("SELECT state, count(*) AS n FROM jobs GROUP BY state")
     return {r["state"]: r["n"] for r in rows}
+
+
+async def withdraw(conn: Conn, job_id: int, reason: str) -> bool:
+    """End a job that has not finished, whoever holds it: its submitter withdrew it (Ctrl-C on `arena submit`).
+
+    The job becomes `failed` with `reason`, its lease is void (a dispatcher still following it can change
+    nothing), and no queue or sweep picks it up again. False when it had already reached a final state.
+    """
+    picked = f"SELECT id, state FROM jobs WHERE id = $1 AND state IN {LIVE_STATES!r} FOR UPDATE"
+    sets = """state = 'failed', lease_owner = NULL, lease_token = NULL, lease_until = NULL, finished_at = now(),
+        last_error = $2"""
+    row = await conn.fetchrow(_move_sql(picked, sets, "$2"), job_id, reason)
+    return row is not None

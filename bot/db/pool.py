@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import asyncpg
 
+from bot.core.errors import StoreUnavailableError
 from bot.db.embedded import EmbeddedPostgres, start_embedded
 from bot.db.migrate import migrate
 from bot.settings import StoreSettings
@@ -60,6 +61,47 @@ def with_database(dsn: str, database: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(path="/" + urllib.parse.quote(database)))
 
 
+def describe_dsn(dsn: str) -> str:
+    """Where a DSN points, without its password: `PostgreSQL at db.example:5432/arena`."""
+    parts = urllib.parse.urlsplit(dsn)
+    host = parts.hostname or urllib.parse.parse_qs(parts.query).get("host", ["local socket"])[0]
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"PostgreSQL at {host}{port}{parts.path or ''}"
+
+
+async def connect(dsn: str, timeout: float, *, embedded: bool = False) -> asyncpg.Connection:
+    """One connection, or StoreUnavailableError saying which server could not be reached and what to check."""
+    try:
+        return await asyncpg.connect(dsn, timeout=timeout)
+    except CONNECT_ERRORS as exc:
+        raise unreachable(dsn, exc, timeout, embedded=embedded) from exc
+
+
+# What connecting raises when the server is down, unreachable, refuses us, or the DSN cannot be parsed.
+CONNECT_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError)
+
+
+def unreachable(dsn: str, exc: BaseException, timeout: float, *, embedded: bool = False) -> StoreUnavailableError:
+    """The one-line error for a failed connection: which server, why, and what to check."""
+    if isinstance(exc, ValueError) and not isinstance(exc, asyncpg.InterfaceError):
+        # asyncpg's parsing of the DSN, e.g. a port that is not a number
+        return StoreUnavailableError(
+            f"DATABASE_URL is not a PostgreSQL URL that can be used ({exc}); write it as "
+            "postgresql://USER:PASSWORD@HOST:PORT/DATABASE."
+        )
+    reason = str(exc) or (f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else type(exc).__name__)
+    advice = (
+        "Stop other arena commands using that data directory, or set DATABASE_URL to use another server."
+        if embedded
+        else "Check that the server is running and that DATABASE_URL is right, or unset DATABASE_URL to use the "
+        "embedded PostgreSQL."
+    )
+    return StoreUnavailableError(f"Cannot connect to {describe_dsn(dsn)}: {reason}. {advice}")
+
+
 @dataclass(frozen=True)
 class Store:
     """An open store: the pool, the DSN it came from, and the embedded server when one was started."""
@@ -102,7 +144,7 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
     try:
         applied: list[int] = []
         if settings.migrate_on_start:
-            conn = await asyncpg.connect(dsn, timeout=settings.command_timeout_s)
+            conn = await connect(dsn, settings.command_timeout_s, embedded=server is not None)
             try:
                 applied = [m.version for m in await migrate(conn)]
             finally:
@@ -113,7 +155,10 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
             max_size=max(settings.pool_max_size, settings.pool_min_size),
             command_timeout=settings.command_timeout_s,
         )
-        await pool
+        try:
+            await pool
+        except CONNECT_ERRORS as exc:
+            raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
         try:
             yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
         finally:
