@@ -1,0 +1,135 @@
+"""How often the runner rejects honest code: the honest corpus (tests/honest) run through the real runner, with
+CPU burners loading the host, and every verdict counted.
+
+    python bench/false_rejections.py --device cpu --burners 2 --repeat 2
+    python bench/false_rejections.py --device gpu --burners 4
+
+A rejection is any final status other than "passed" (integrity, implausible_time, wrong_answer, timeout, ...).
+A `host_busy` answer (the runner's host too loaded for a check to tell load from hidden work) is never a verdict:
+it is tried again, as the dispatcher does, up to `--retries` times, and counted apart. The goal is 0
+rejections. The table is printed and written as Markdown (`--out`, default bench/results/
+false_rejections_<device>.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from runner.api import MeasureConfig  # noqa: E402
+from tests.adversarial import suite  # noqa: E402
+from tests.honest.corpus import DESCRIPTIONS, honest_for  # noqa: E402
+from tests.honest.test_honest import HONEST_LIMITS  # noqa: E402
+
+MEASURES = {
+    "default": MeasureConfig(),
+    "quick": suite.MEASURE,
+}
+
+
+def start_burners(count: int) -> list[subprocess.Popen[bytes]]:
+    """Processes that keep one core each busy, at normal priority, for as long as they live."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+def describe_machine(device: str) -> str:
+    cpu = f"{platform.machine()}, {os.cpu_count()} cores"
+    if device != "gpu":
+        return f"CPU only ({cpu})"
+    import torch
+
+    return f"{torch.cuda.get_device_name()} ({cpu})"
+
+
+async def run_corpus(args: argparse.Namespace) -> tuple[list[tuple[str, list[str]]], float]:
+    entries = honest_for(args.device, args.entries)
+    rows: list[tuple[str, list[str]]] = []
+    start = time.monotonic()
+    async with suite.open_suite_runner(limits=HONEST_LIMITS, measure=MEASURES[args.measure]) as runner:
+        for entry in entries:
+            outcomes: list[str] = []
+            for _ in range(args.repeat):
+                outcome = await _one_run(runner, entry, args.retries)
+                outcomes.append(outcome)
+                print(f"{entry.name}: {outcome}", flush=True)
+            rows.append((entry.name, outcomes))
+    return rows, time.monotonic() - start
+
+
+async def _one_run(runner: suite.SuiteRunner, entry: suite.Entry, retries: int) -> str:
+    busy = 0
+    while True:
+        result = await runner.run(entry)
+        code = result.error.code if result.error is not None else None
+        if code == "host_busy" and busy < retries:
+            busy += 1
+            continue
+        prefix = f"host_busy x{busy}, then " if busy else ""
+        if result.status == "passed":
+            return prefix + "passed"
+        message = (result.error.message if result.error is not None else "")[:300]
+        return prefix + f"{result.status}/{code}: {message}"
+
+
+def render(rows: list[tuple[str, list[str]]], args: argparse.Namespace, machine: str, seconds: float) -> str:
+    runs = [o for _, outcomes in rows for o in outcomes]
+    finals = Counter(o.split(":")[0].split("then ")[-1] for o in runs)
+    rejected = sum(n for verdict, n in finals.items() if verdict != "passed")
+    busy = sum("host_busy" in o for o in runs)
+    lines = [
+        f"# False rejections: the honest corpus on {args.device.upper()}",
+        "",
+        f"Machine: {machine}. CPU burners: {args.burners}. Runs per entry: {args.repeat}. Measuring: {args.measure}. "
+        f"Recorded {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} in {seconds:.0f} s with "
+        f"`python bench/false_rejections.py {' '.join(sys.argv[1:])}`.",
+        "",
+        f"**{rejected} of {len(runs)} honest runs rejected** ({len(rows)} entries); {busy} answered host_busy "
+        "at least once and were tried again.",
+        "",
+        "| entry | pattern | runs | passed | other outcomes |",
+        "|---|---|---|---|---|",
+    ]
+    for name, outcomes in rows:
+        passed = sum(o.endswith("passed") for o in outcomes)
+        other = "; ".join(sorted({o for o in outcomes if not o.endswith("passed")})) or ""
+        lines.append(f"| {name} | {DESCRIPTIONS[name]} | {len(outcomes)} | {passed} | {other.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
+    parser.add_argument("--burners", type=int, default=2, help="CPU burner processes during the runs")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per entry")
+    parser.add_argument("--retries", type=int, default=2, help="re-runs after a host_busy answer")
+    parser.add_argument("--measure", choices=tuple(MEASURES), default="default")
+    parser.add_argument("--entries", nargs="*", default=[], help="only these entries")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    machine = describe_machine(args.device)
+    burners = start_burners(args.burners)
+    try:
+        rows, seconds = asyncio.run(run_corpus(args))
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+    report = render(rows, args, machine, seconds)
+    print(report)
+    out = args.out or ROOT / "bench" / "results" / f"false_rejections_{args.device}.md"
+    out.write_text(report, encoding="utf-8")
+    return 0 if "**0 of" in report else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
