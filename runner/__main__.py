@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import logging
 import sys
@@ -23,8 +24,11 @@ def serve(host: str | None = None, port: int | None = None, verbose: bool = Fals
         settings = RunnerSettings(**overrides)
         app = create_app(settings)
         ssl_context = settings.server_ssl_context()
-    except (SettingsError, ValidationError) as exc:
+    except SettingsError as exc:
         raise SettingsError(f"The runner is misconfigured: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(f"RUNNER_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors())
+        raise SettingsError(f"The runner is misconfigured: {problems}.") from exc
     # The daemon logs at INFO by default: operators need to see the sandbox level and every job.
     logging.getLogger().setLevel(logging.DEBUG if verbose else logging.INFO)
     logger = logging.getLogger(__name__)
@@ -36,8 +40,22 @@ def serve(host: str | None = None, port: int | None = None, verbose: bool = Fals
             "Set RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, or put a TLS proxy in front (docs/runner.md).",
             settings.host,
         )
-    web.run_app(app, host=settings.host, port=settings.port, ssl_context=ssl_context, print=None, access_log=None)
+    try:
+        web.run_app(app, host=settings.host, port=settings.port, ssl_context=ssl_context, print=None, access_log=None)
+    except OSError as exc:
+        advice = _LISTEN_ADVICE.get(exc.errno or 0)
+        if advice is None or "bind" not in str(exc.strerror):
+            raise
+        # asyncio's message names the address it could not bind: `error while attempting to bind on …`.
+        raise SettingsError(f"The runner cannot listen: {exc.strerror}. {advice}") from exc
     return 0
+
+
+_LISTEN_ADVICE = {
+    errno.EADDRINUSE: "Stop whatever listens there, or choose another port with --port (or RUNNER_PORT).",
+    errno.EADDRNOTAVAIL: "Choose an address of this machine with --host (or RUNNER_HOST), such as 0.0.0.0.",
+    errno.EACCES: "Ports below 1024 need privileges; choose another with --port (or RUNNER_PORT).",
+}
 
 
 def _is_loopback(host: str) -> bool:

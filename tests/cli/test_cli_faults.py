@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from tests.cli.harness import (
     error_lines,
     interrupt,
     start_arena,
+    wait_for,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,12 +44,22 @@ def test_starter_into_a_folder_asks_for_a_file_name(tmp_path: Path) -> None:
     assert_one_line_error(proc, "is a folder", str(tmp_path / "solution.py"))
 
 
-def test_runner_serve_on_a_port_in_use_says_to_choose_another(tmp_path: Path) -> None:
+@pytest.mark.parametrize("program", [("-m", "arena", "runner"), ("-m", "runner")], ids=["arena", "python -m runner"])
+def test_runner_serve_on_a_port_in_use_says_to_choose_another(tmp_path: Path, program: tuple[str, ...]) -> None:
     env = arena_env(DATA_DIR, RUNNER_SECRET="s" * 32, RUNNER_STATE_DIR=str(tmp_path / "state"))
     with busy_port() as port:
-        proc = arena("runner", "serve", "--port", str(port), env=env)
+        proc = subprocess.run(
+            [sys.executable, *program, "serve", "--port", str(port)],
+            cwd=ROOT, capture_output=True, text=True, timeout=300, env=env, check=False,
+        )  # fmt: skip
     line = assert_one_line_error(proc, "The runner cannot listen", "address already in use", "--port")
     assert str(port) in line
+
+
+def test_runner_settings_that_do_not_parse_are_one_line_naming_the_variable(tmp_path: Path) -> None:
+    env = arena_env(DATA_DIR, RUNNER_SECRET="s" * 32, RUNNER_STATE_DIR=str(tmp_path / "state"), RUNNER_PORT="eighty")
+    proc = arena("runner", "serve", env=env)
+    assert_one_line_error(proc, "The runner is misconfigured: RUNNER_PORT:")
 
 
 def test_runner_url_without_scheme_is_refused_with_the_url_to_write(tmp_path: Path) -> None:
@@ -162,27 +175,66 @@ def test_show_piped_into_head_prints_the_first_line_and_no_error() -> None:
 def test_ctrl_c_while_waiting_for_a_runner_is_one_line_and_exit_130(tmp_path: Path) -> None:
     secret = tmp_path / "secret"
     secret.write_text("s" * 32)
-    # A runner that accepts the connection and never answers: arena waits until the user gives up.
-    with busy_port() as port:
+    # A runner that takes the request and never answers: arena waits until the user gives up.
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        asked = threading.Event()
+        held: list[socket.socket] = []
+
+        def take_the_request() -> None:
+            conn, _ = server.accept()
+            held.append(conn)
+            if conn.recv(65536):
+                asked.set()
+
+        threading.Thread(target=take_the_request, daemon=True).start()
         process = start_arena(
-            "submit",
-            "vector_add",
-            "examples/vector_add.py",
-            "--runner",
-            f"http://127.0.0.1:{port}",
-            "--secret-file",
-            str(secret),
+            "submit", "vector_add", "examples/vector_add.py",
+            "--runner", f"http://127.0.0.1:{port}", "--secret-file", str(secret),
             env=ENV,
-        )
-        assert process.stderr is not None
-        first = process.stderr.readline()
-        assert first.startswith("Submitting vector_add.py"), first
-        interrupt(process)
-        stdout, stderr = process.communicate(timeout=120)
+        )  # fmt: skip
+        try:
+            wait_for(lambda: asked.is_set() or process.poll() is not None, "arena to send its request")
+            interrupt(process)
+            stdout, stderr = process.communicate(timeout=120)
+        finally:
+            for conn in held:
+                conn.close()
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert error_lines(stderr) == ["interrupted (Ctrl-C)."], stderr
     assert stdout == ""
+
+
+def _interrupt_while_importing(program: str) -> subprocess.CompletedProcess[str]:
+    """A process named `program` that imports the package and then gets SIGINT, as Ctrl-C during start-up."""
+    code = (
+        "import os, signal, sys, time\n"
+        f"sys.argv = [{program!r}, 'problems']\n"
+        "import arena\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    time.sleep(60)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(7)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=ENV, check=False
+    )
+
+
+def test_ctrl_c_while_arena_starts_is_one_line_and_exit_130() -> None:
+    proc = _interrupt_while_importing("/usr/local/bin/arena")
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "interrupted (Ctrl-C).\n"
+
+
+def test_importing_the_package_from_another_program_leaves_ctrl_c_alone() -> None:
+    proc = _interrupt_while_importing("pytest")
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stderr == ""
 
 
 def test_an_internal_failure_is_an_apology_with_an_incident_file(tmp_path: Path) -> None:
