@@ -206,7 +206,7 @@ class _JobRun:
         source = self.job.in_dir / "solution.cu"
         await asyncio.to_thread(source.write_text, self.request.source, encoding="utf-8")
         try:
-            argv = nvcc_command(arch, str(source), str(self.job.out_dir / SOLUTION_SO))
+            argv = nvcc_command(arch, str(source), str(self.job.out_dir / SOLUTION_SO), self.request.source)
         except CompileError as exc:
             return self.fail(exc.code, exc.message)
         limit = min(self.executor.deadlines.compile_s, self.executor.deadlines.job_s)
