@@ -23,9 +23,9 @@ LOADAVG_FILE = "/proc/loadavg"
 BUSY_STALL_FRACTION = 0.10
 
 
-def _stall_total_s(path: str = PRESSURE_FILE) -> float | None:
+def _stall_total_s() -> float | None:
     try:
-        with open(path, encoding="ascii") as fh:
+        with open(PRESSURE_FILE, encoding="ascii") as fh:
             for line in fh:
                 if line.startswith("some "):
                     fields = dict(part.split("=", 1) for part in line.split()[1:])
@@ -35,10 +35,10 @@ def _stall_total_s(path: str = PRESSURE_FILE) -> float | None:
     return None
 
 
-def _load_fraction(path: str = LOADAVG_FILE) -> float | None:
+def _load_fraction() -> float | None:
     """The one-minute load average beyond the CPU count, as a share of the CPU count (0 when not beyond)."""
     try:
-        with open(path, encoding="ascii") as fh:
+        with open(LOADAVG_FILE, encoding="ascii") as fh:
             load = float(fh.read().split()[0])
     except (OSError, ValueError, IndexError):
         return None
