@@ -12,6 +12,7 @@ import shutil
 import socket
 import sys
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,15 +51,19 @@ class Deadlines:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class JobsLease:
     """This process's folder of job directories, `<state_dir>/jobs/<owner>`, held by an flock on `<owner>.lock`
-    for as long as the process lives. Several processes may share a state directory (a daemon and `arena
-    submit`, two CLIs): each cleans only the folders whose lock it can take, those of processes that died."""
+    for as long as the process lives (or the lease: dropping it frees the lock). Several processes may share a
+    state directory (a daemon and `arena submit`, two CLIs): each cleans only the folders whose lock it can
+    take, those of processes that died."""
 
     jobs_root: Path
     folder: Path
     lock_fd: int
+
+    def __post_init__(self) -> None:
+        self._unlock = weakref.finalize(self, _close_quietly, self.lock_fd)
 
     @classmethod
     def take(cls, jobs_root: Path) -> JobsLease:
@@ -84,8 +89,16 @@ class JobsLease:
         """Remove our folder and its lock (a process that dies without this leaves them to the next sweep)."""
         shutil.rmtree(self.folder, ignore_errors=True)
         (self.jobs_root / f"{self.folder.name}.lock").unlink(missing_ok=True)
-        with contextlib.suppress(OSError):
-            os.close(self.lock_fd)
+        self._unlock()
+
+    def abandon(self) -> None:
+        """Let go of the lock and leave the folder, as a process that dies does."""
+        self._unlock()
+
+
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def sweep_stale_jobs(jobs_root: Path) -> list[Path]:
@@ -199,13 +212,27 @@ def _make_private_dirs(state_dir: Path, cache_dir: Path) -> None:
 _default_executors: dict[tuple[str, float], Executor] = {}
 
 
+_starting: dict[tuple[str, float], asyncio.Task[Executor]] = {}
+
+
 async def default_executor(python: str = sys.executable, timeout_s: float = DEFAULT_JOB_TIMEOUT_S) -> Executor:
-    """The executor of the local CLI: RUNNER_* settings where set (no secret is needed), probed once."""
+    """The executor of the local CLI: RUNNER_* settings where set (no secret is needed), probed once. Jobs that
+    start together (the local runner's slots) wait for the one executor being made."""
     key = (python, timeout_s)
-    if key not in _default_executors:
+    if key in _default_executors:
+        return _default_executors[key]
+    loop = asyncio.get_running_loop()
+    task = _starting.get(key)
+    if task is None or task.get_loop() is not loop:
         settings = RunnerSettings(python=python, job_timeout_s=timeout_s)
-        _default_executors[key] = await Executor.from_settings(settings)
-    return _default_executors[key]
+        task = _starting[key] = loop.create_task(Executor.from_settings(settings))
+    try:
+        executor = await asyncio.shield(task)
+    finally:
+        if task.done() and _starting.get(key) is task:
+            del _starting[key]
+    _default_executors[key] = executor
+    return executor
 
 
 def job_name() -> str:

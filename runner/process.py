@@ -21,7 +21,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 
-from runner.sandbox import JobDir, Sandbox
+from runner.sandbox import JobDir, Sandbox, SandboxLevel
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,8 @@ MAX_CAPTURE_BYTES = 64 * 1024
 MAX_EVENT_LINE_BYTES = 16 * 1024 * 1024
 OUTPUT_GRACE_S = 2.0
 MEMORY_POLL_S = 0.1
+NAMESPACE_EXIT_GRACE_S = 10.0  # for the kernel to kill a pid namespace's processes once its init is gone
+MEMORY_CONFIRM_S = 1.0  # how often the exact (and slower) count may run while the quick one stays over
 _GIB = 1 << 30
 
 
@@ -58,10 +60,16 @@ class SandboxedProcess:
     """A started sandboxed process with an optional results pipe. Use `async with` so it is always killed."""
 
     def __init__(
-        self, proc: asyncio.subprocess.Process, pipe: asyncio.StreamReader | None, limit: int, memory_limit: int = 0
+        self,
+        proc: asyncio.subprocess.Process,
+        pipe: asyncio.StreamReader | None,
+        limit: int,
+        memory_limit: int = 0,
+        own_pid_namespace: bool = False,
     ) -> None:
         self.proc = proc
         self.pipe = pipe
+        self.own_pid_namespace = own_pid_namespace
         self._transport: asyncio.BaseTransport | None = None
         self._capture = _Capture(limit)
         assert proc.stdout is not None
@@ -87,11 +95,12 @@ class SandboxedProcess:
         """Spawn `argv_for_fd(fd)`, where fd is the write end of the results pipe (None without a pipe).
         `extra_fds` are passed through as well (the caller closes its copies). With `memory_limit` (bytes), the
         process tree is killed when its memory passes it, and `memory_exceeded` says so."""
+        own_ns = sandbox.level is SandboxLevel.FULL
         if not with_pipe:
             proc = await sandbox.spawn(
                 job, argv_for_fd(None), slot_env=slot_env, writable_out=writable_out, pass_fds=extra_fds
             )
-            return cls(proc, None, output_limit, memory_limit)
+            return cls(proc, None, output_limit, memory_limit, own_ns)
         read_fd, write_fd = os.pipe()
         try:
             proc = await sandbox.spawn(
@@ -111,13 +120,21 @@ class SandboxedProcess:
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
         )
-        started = cls(proc, reader, output_limit, memory_limit)
+        started = cls(proc, reader, output_limit, memory_limit, own_ns)
         started._transport = transport
         return started
 
     async def _watch_memory(self) -> None:
+        confirm_after = 0.0
         while self.proc.returncode is None:
             used = tree_memory(self.proc.pid)
+            if used > self.memory_limit and time.monotonic() >= confirm_after:
+                # Resident counts take a page shared by forked processes once per process (a fork bomb of a
+                # process that imported torch "uses" terabytes): before a kill, count each page once.
+                used = tree_memory(self.proc.pid, proportional=True)
+                confirm_after = time.monotonic() + MEMORY_CONFIRM_S
+            else:
+                used = 0
             if used > self.memory_limit:
                 self.memory_exceeded = used  # before the kill: whoever sees the process die can read why
                 log.info(
@@ -126,11 +143,21 @@ class SandboxedProcess:
                     used / _GIB,
                     self.memory_limit / _GIB,
                 )
-                kill_group(self.proc.pid)
-                with contextlib.suppress(ProcessLookupError):
-                    self.proc.kill()
+                self._kill()
                 return
             await asyncio.sleep(MEMORY_POLL_S)
+
+    def _kill(self) -> None:
+        """SIGKILL to everything the process started. With a pid namespace, to its init only: the kernel kills the
+        rest, and `unshare` exits once the last of them is gone (a fork bomb's tasks no longer count against the
+        slot uid's RLIMIT_NPROC when the next job starts, and no orphaned init is left for a parent that may never
+        reap it). Otherwise, and before `unshare` has made its child, to the whole process group."""
+        inits = _children(fresh=True).get(self.proc.pid, []) if self.own_pid_namespace else []
+        for pid in inits:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if not inits:
+            kill_group(self.proc.pid)
 
     async def __aenter__(self) -> SandboxedProcess:
         return self
@@ -161,6 +188,10 @@ class SandboxedProcess:
         """Kill the whole process group and release the pipes. Safe to call twice."""
         if self._memory_task is not None:
             self._memory_task.cancel()
+        if self.proc.returncode is None:
+            self._kill()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), NAMESPACE_EXIT_GRACE_S)
         kill_group(self.proc.pid)
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
@@ -181,11 +212,11 @@ class SandboxedProcess:
 _children_cache: tuple[float, dict[int, list[int]]] = (0.0, {})
 
 
-def _children() -> dict[int, list[int]]:
+def _children(*, fresh: bool = False) -> dict[int, list[int]]:
     """Every process's children, from one pass over /proc (shared by all watchers for half a poll)."""
     global _children_cache
     taken, children = _children_cache
-    if time.monotonic() - taken < MEMORY_POLL_S / 2:
+    if not fresh and time.monotonic() - taken < MEMORY_POLL_S / 2:
         return children
     children = {}
     for name in os.listdir("/proc"):
@@ -202,21 +233,35 @@ def _children() -> dict[int, list[int]]:
     return children
 
 
-def _resident_private(pid: int) -> int:
-    """Anonymous plus shared-memory (memfd, tmpfs) resident bytes: what a process holds that is not a file's
-    cached pages. 0 for a process that is gone or a zombie."""
-    total = 0
+def _kib_fields(path: str) -> dict[bytes, int] | None:
+    """The `Name:  N kB` lines of a /proc file, in bytes; None where it cannot be read."""
+    fields: dict[bytes, int] = {}
     try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
+        with open(path, "rb") as fh:
             for line in fh:
-                if line.startswith((b"RssAnon:", b"RssShmem:")):
-                    total += int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return 0
-    return total
+                parts = line.split()
+                if len(parts) == 3 and parts[2] == b"kB":
+                    fields[parts[0].rstrip(b":")] = int(parts[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return fields
 
 
-def tree_memory(root: int) -> int:
+def _resident_private(pid: int, proportional: bool = False) -> int:
+    """Anonymous plus shared-memory (memfd, tmpfs) resident bytes: what a process holds that is not a file's
+    cached pages. `proportional`: each page divided among the processes that map it (slower: it walks the
+    page tables; an older kernel without Pss_Anon gives the whole Pss). 0 for a process that is gone."""
+    if proportional:
+        rollup = _kib_fields(f"/proc/{pid}/smaps_rollup")
+        if rollup is not None and b"Pss_Anon" in rollup:
+            return rollup[b"Pss_Anon"] + rollup.get(b"Pss_Shmem", 0)
+        if rollup is not None and b"Pss" in rollup:
+            return rollup[b"Pss"]
+    status = _kib_fields(f"/proc/{pid}/status")
+    return 0 if status is None else status.get(b"RssAnon", 0) + status.get(b"RssShmem", 0)
+
+
+def tree_memory(root: int, *, proportional: bool = False) -> int:
     """The memory (`_resident_private`) of `root` and all its descendants, in bytes."""
     children = _children()
     total, stack, seen = 0, [root], set()
@@ -225,7 +270,7 @@ def tree_memory(root: int) -> int:
         if pid in seen:
             continue
         seen.add(pid)
-        total += _resident_private(pid)
+        total += _resident_private(pid, proportional)
         stack.extend(children.get(pid, ()))
     return total
 

@@ -32,7 +32,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -478,8 +478,9 @@ _detected: dict[tuple[object, ...], SandboxLevel] = {}
 async def detect_level(policy: SandboxPolicy, base: Path) -> SandboxLevel:
     """The best isolation that works here, found by starting a trivial sandboxed process at each level.
 
-    Probed once per process and policy; each probe has its own directory, so two jobs that start together
-    (the local runner's first two, say) never share one.
+    The full level, once found, is remembered for the process (a lesser result is probed again next time: it
+    may have been a passing fault). Each probe has its own directory, so two jobs that start together (the local
+    runner's first two, say) never share one.
     """
     key = (policy.python, policy.uid_base, policy.unshare, policy.view, policy.setpriv)
     if key in _detected:
@@ -490,12 +491,15 @@ async def detect_level(policy: SandboxPolicy, base: Path) -> SandboxLevel:
         if await _probe(policy, candidate, base):
             level = candidate
             break
-    _detected[key] = level
+    if level is SandboxLevel.FULL:
+        _detected[key] = level
     return level
 
 
 async def _probe(policy: SandboxPolicy, level: SandboxLevel, base: Path) -> bool:
-    sandbox = Sandbox(policy, level)
+    # Without the task limit: the slot's uid may be at it already (a fork bomb of another runner on this host),
+    # which says nothing about what the kernel allows.
+    sandbox = Sandbox(replace(policy, rlimits={"core": 0}), level)
     name = f"probe-{level}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     job = await asyncio.to_thread(JobDir.create, base, name, sandbox.uid_for(0))
     try:

@@ -70,3 +70,29 @@ async def test_tree_memory_counts_the_descendants_of_a_process() -> None:
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+async def test_pages_that_forked_children_share_are_counted_once() -> None:
+    """A fork bomb of a process that imported torch: every child maps the parent's pages. The resident count
+    takes them once per child; the count that decides a kill must take them once."""
+    code = (
+        "import os, sys, time\n"
+        "held = bytearray(b'\\x01') * (256 << 20)\n"
+        "for _ in range(6):\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        assert (await asyncio.wait_for(asyncio.to_thread(proc.stdout.readline), 60)).strip() == "ready"
+        await asyncio.sleep(0.1)  # the children map is cached for half a poll
+        assert tree_memory(proc.pid) >= 7 * (256 << 20), "each process shows the shared pages as its own"
+        assert tree_memory(proc.pid, proportional=True) < 2 * (256 << 20), "counted once, they are 256 MiB"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]

@@ -16,8 +16,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.runner_client import RunnerClient
-from runner.executor import Executor, JobsLease, sweep_stale_jobs
+from runner.executor import Executor, JobsLease, default_executor, sweep_stale_jobs
 from tests.runner.conftest import (
     SUBMISSIONS,
     Daemon,
@@ -177,7 +179,7 @@ def test_a_sweep_keeps_a_live_owners_folder_and_removes_a_dead_ones(tmp_path: Pa
     (dead.folder / "job-b").mkdir()
     legacy = jobs / "0123456789abcdef"  # an older layout's job directory: no owner at all
     legacy.mkdir()
-    os.close(dead.lock_fd)  # what the kernel does when the owning process dies
+    dead.abandon()  # what the kernel does when the owning process dies: the lock goes, the folder stays
     removed = sweep_stale_jobs(jobs)
     assert set(removed) == {dead.folder, legacy}
     assert (live.folder / "job-a").is_dir()
@@ -192,3 +194,14 @@ async def test_two_executors_starting_together_in_one_process_do_not_collide(sta
     first, second = await asyncio.gather(Executor.from_settings(settings), Executor.from_settings(settings))
     assert first.jobs_dir != second.jobs_dir
     assert first.sandbox.level == second.sandbox.level
+
+
+async def test_the_local_runners_first_jobs_share_one_executor(
+    state_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two jobs that start together in the CLI or the bot's local runner wait for the same executor."""
+    monkeypatch.setenv("RUNNER_STATE_DIR", str(state_dir))
+    timeout_s = 600.0 + secrets.randbelow(1000)  # a key no other test has cached
+    first, second = await asyncio.gather(default_executor(timeout_s=timeout_s), default_executor(timeout_s=timeout_s))
+    assert first is second
+    assert [p for p in (state_dir / "jobs").iterdir() if p.is_dir()] == [first.jobs_dir]
