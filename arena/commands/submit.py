@@ -149,7 +149,7 @@ def _interrupted(progress: LocalRun) -> str:
 def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, request: JobRequest) -> SubmissionResult:
     """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
     try:
-        from bot.core.errors import KernelArenaError
+        from bot.core.errors import KernelArenaError, MigrationError, StoreUnavailableError
         from bot.core.local_runner import LocalRun, LocalSubmission, submit_and_wait
         from bot.core.problems import ProblemSpec
         from bot.settings import RateLimitSettings, Settings
@@ -178,8 +178,10 @@ def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, reques
             raise CancelledByUserError(_interrupted(progress)) from None
     except (UserFacingError, CancelledByUserError):
         raise
-    except KernelArenaError as exc:
+    except (StoreUnavailableError, MigrationError) as exc:
         raise UserFacingError(f"The store is unavailable: {exc} Pass --no-store to run without recording.") from exc
+    except KernelArenaError as exc:  # the local runner cannot take the job (no GPU for --device gpu)
+        raise UserFacingError(str(exc)) from exc
     print(f"  recorded as submission #{submission_id}", file=sys.stderr)
     return result
 

@@ -167,7 +167,10 @@ def detect_gpu_type(device_kind: str = "auto") -> str:
             log.warning("nvidia-smi failed (%s); treating this machine as CPU-only", exc)
     if not names:
         if device_kind == "gpu":
-            raise RunnerLostError("--device gpu was asked for, but nvidia-smi finds no GPU on this machine.")
+            raise RunnerLostError(
+                "A GPU was asked for (--device gpu), but nvidia-smi finds none on this machine: run a .py solution "
+                "with --device cpu, or send the job to a GPU host with --runner."
+            )
         return "cpu"
     slug = re.sub(r"[^a-z0-9]+", "-", names[0].lower().removeprefix("nvidia ")).strip("-")
     return slug[:64] or "gpu"

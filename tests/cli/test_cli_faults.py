@@ -286,3 +286,13 @@ def test_a_cuda_solution_saved_with_a_byte_order_mark_compiles(tmp_path: Path) -
         assert "compiled" in result.error.message
     else:
         assert result.status == "passed", result.error
+
+
+def test_device_gpu_without_a_gpu_says_what_to_use_instead() -> None:
+    from bot.core.local_runner import detect_gpu_type
+
+    if detect_gpu_type("auto") != "cpu":
+        pytest.skip("this machine has a GPU")
+    proc = arena("submit", "vector_add", "examples/vector_add.py", "--device", "gpu", env=ENV)
+    line = assert_one_line_error(proc, "nvidia-smi finds none on this machine", "--device cpu", "--runner")
+    assert "store is unavailable" not in line
