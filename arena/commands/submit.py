@@ -146,7 +146,9 @@ def _interrupted(progress: LocalRun) -> str:
     )
 
 
-def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, request: JobRequest) -> SubmissionResult:
+def _run_recorded(
+    args: argparse.Namespace, problem: Problem, path: Path, data: bytes, request: JobRequest
+) -> SubmissionResult:
     """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
     try:
         from bot.core.errors import KernelArenaError, MigrationError, StoreUnavailableError
@@ -160,7 +162,7 @@ def _run_recorded(args: argparse.Namespace, problem: Problem, path: Path, reques
     local = LocalSubmission(
         problem=ProblemSpec.of(problem),
         file_name=path.name,
-        data=path.read_bytes(),
+        data=data,
         dtype=args.dtype,
         mode=args.mode,
         device_kind=args.device,
@@ -210,7 +212,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
     path = Path(args.file)
     if not path.is_file():
         raise UserFacingError(f"{path} does not exist or is not a file.")
-    upload = check_upload(path.name, path.read_bytes())
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserFacingError(f"Cannot read {path}: {exc.strerror}. Check its permissions, or copy it.") from exc
+    upload = check_upload(path.name, data)
     check_dtype(problem, args.dtype)
     request = JobRequest(
         submission_id=f"cli-{uuid.uuid4().hex[:12]}",
@@ -242,7 +248,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             # run_job kills the worker when its task is cancelled, and nothing was recorded.
             raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
-        result = _run_recorded(args, problem, path, request)
+        result = _run_recorded(args, problem, path, data, request)
     if args.json:
         print(result.model_dump_json(indent=2))
     else:

@@ -296,3 +296,9 @@ def test_device_gpu_without_a_gpu_says_what_to_use_instead() -> None:
     proc = arena("submit", "vector_add", "examples/vector_add.py", "--device", "gpu", env=ENV)
     line = assert_one_line_error(proc, "nvidia-smi finds none on this machine", "--device cpu", "--runner")
     assert "store is unavailable" not in line
+
+
+def test_a_source_file_that_cannot_be_read_is_one_line() -> None:
+    # A regular file whose read fails (EIO): reading a process's own memory from offset 0.
+    proc = arena("submit", "vector_add", "/proc/self/mem", env=ENV)
+    assert_one_line_error(proc, "Cannot read /proc/self/mem")
