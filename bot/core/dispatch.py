@@ -61,7 +61,12 @@ STORE_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.PostgresConnectionError,
     asyncpg.exceptions.OperatorInterventionError,
     asyncpg.exceptions.InsufficientResourcesError,
+    asyncpg.exceptions.TransactionRollbackError,  # a deadlock or serialization failure: try again
+    asyncpg.exceptions.ReadOnlySQLTransactionError,  # a failover that has not promoted the standby yet
     asyncpg.InterfaceError,
+    # A connection that the server's shutdown left half-way through an error ("cannot switch to state 11;
+    # another operation (2) is in progress"): seen when the LISTEN connection was made during a stop.
+    asyncpg.exceptions.InternalClientError,
     OSError,
     TimeoutError,
 )
@@ -253,6 +258,10 @@ class Dispatcher:
                         exc,
                         self._settings.store_retry_s,
                     )
+                except Exception:
+                    # Whatever it is, a dispatcher that stops leaves every submission queued: log it and go on.
+                    store_ok = False
+                    log.exception("dispatcher %s: the dispatch loop failed; trying again", self.owner)
                 self._probe_down_runners()
                 await self._wait_for_work(hurry=not store_ok or self._listener is None)
         finally:
@@ -267,7 +276,8 @@ class Dispatcher:
         if conn is not None:
             log.warning("dispatcher %s: the LISTEN connection was lost; connecting again", self.owner)
             await self._unlisten()
-        conn = await self._pool.acquire()
+        # Bounded: with every pooled connection busy, the loop must go on dispatching (and polling) meanwhile.
+        conn = await self._pool.acquire(timeout=self._settings.store_retry_s * 5)
         try:
             await conn.add_listener(jobs.QUEUE_CHANNEL, self._notified)
             # Wakes the loop when the server drops the connection, so that it connects again at once instead
@@ -295,7 +305,7 @@ class Dispatcher:
         """Give the connection back to the pool; one that died went back by itself when it closed."""
         try:
             await self._pool.release(conn, timeout=self._settings.store_retry_s * 5)
-        except (*STORE_ERRORS, asyncpg.exceptions.InternalClientError):
+        except STORE_ERRORS:
             # A connection that cannot be reset cleanly is of no use to anyone.
             with contextlib.suppress(asyncpg.InterfaceError):
                 conn.terminate()

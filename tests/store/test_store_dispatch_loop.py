@@ -1,0 +1,45 @@
+"""The dispatch loop outlives a fault it did not foresee: a dispatcher that stops leaves every submission queued."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, wait_for_state
+
+from bot.core.dispatch import Dispatcher, RunnerPool
+from bot.core.submissions import submit
+from bot.db import jobs
+from bot.settings import Settings
+from runner.api import JobRequest, SubmissionResult
+
+
+class FaultyOnce(RunnerPool):
+    """Raises an error no handler names the first time the loop asks for GPU types (a bug, say)."""
+
+    faults = 0
+
+    def gpu_types(self) -> list[str]:
+        if self.faults == 0:
+            self.faults += 1
+            raise RuntimeError("a fault nobody planned for")
+        return super().gpu_types()
+
+
+async def test_an_unforeseen_error_in_the_loop_is_logged_and_dispatching_goes_on(
+    pool: asyncpg.Pool, settings: Settings
+):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+
+    async def scores(_key: str, req: JobRequest) -> SubmissionResult:
+        return result_for(req, 2.0)
+
+    runners = FaultyOnce([ScriptedRunner("box", scores)])
+    task = asyncio.create_task(Dispatcher(pool, runners, settings.dispatch).run())
+    try:
+        assert await wait_for_state(pool, receipt.job_id, set(jobs.FINAL_STATES)) == "done"
+        assert runners.faults == 1 and not task.done()
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
