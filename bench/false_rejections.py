@@ -55,7 +55,9 @@ async def run_corpus(args: argparse.Namespace) -> tuple[list[tuple[str, list[str
     entries = honest_for(args.device, args.entries)
     rows: list[tuple[str, list[str]]] = []
     start = time.monotonic()
-    async with suite.open_suite_runner(limits=HONEST_LIMITS, measure=MEASURES[args.measure]) as runner:
+    async with suite.open_suite_runner(
+        limits=HONEST_LIMITS, measure=MEASURES[args.measure], sandbox_limits={}
+    ) as runner:
         for entry in entries:
             outcomes: list[str] = []
             for _ in range(args.repeat):

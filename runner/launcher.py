@@ -45,6 +45,7 @@ class Launcher:
             "call": self.call,
             "time": self.time,
             "warmup": self.warmup,
+            "threads": self.threads,
         }
         while True:
             try:
@@ -132,6 +133,10 @@ class Launcher:
             else:
                 readings.append(self.harness.time_cpu(target, run))
         return {"ok": True, "readings": readings, "threads": [before, self.harness.threads()]}
+
+    def threads(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        count = self.harness.threads()
+        return {"ok": True, "threads": [count, count]}
 
     def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.measure.timers import seed_warmup

@@ -116,6 +116,10 @@ class LauncherLink:
         before, after = _threads(reply.get("threads"))
         return Batch([_reading(r) for r in raw], before, after, wall)
 
+    def threads(self) -> int:
+        """The launcher's thread count now."""
+        return _threads(self.request({"op": "threads"}).get("threads"))[1]
+
     def warmup(self) -> None:
         self.request({"op": "warmup"})
 

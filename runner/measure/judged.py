@@ -20,6 +20,7 @@ that a spin kernel of a duration the judge measured itself replaces the solution
 from __future__ import annotations
 
 import statistics
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ RECHECK_BATCHES = 15
 # that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
 BATCH_BUDGET_S = 20e-3
 FIRST_BATCH = 3
+# How long threads that outlived a batch get to finish exiting before they count as left running.
+THREAD_SETTLE_S = 1.0
+THREAD_SETTLE_POLL_S = 0.01
 # Deadlines of one batch request, so that a call that hangs (a kernel that never ends) stops the job within
 # seconds instead of holding the GPU until the phase deadline. The first batch may still pay one-off costs; a
 # later one gets a generous multiple of what the calls took in the first.
@@ -337,7 +341,7 @@ class JudgedTimer:
                     "The solution left a torch function or dispatch mode active after it returned. Exit every "
                     "mode before returning."
                 )
-        if self.trials and batch.threads_after > batch.threads_before:
+        if self.trials and batch.threads_after > batch.threads_before and not self._threads_settle(batch):
             raise IntegrityError(
                 f"The solution left {batch.threads_after - batch.threads_before} host thread(s) running after it "
                 "returned. Join every thread before returning."
@@ -350,6 +354,17 @@ class JudgedTimer:
             return FIRST_BATCH_TIMEOUT_S
         per_call = BATCH_TIMEOUT_SLACK * self.call_estimate_s + self.spin_s
         return BATCH_TIMEOUT_BASE_S + len(self.sets) * per_call
+
+    def _threads_settle(self, batch: Batch) -> bool:
+        """Whether the extra threads were only still exiting: `Thread.join()` returns before the kernel has
+        removed the thread, and on a busy host it lingers (an honest joined thread was rejected). A thread that
+        goes on working stays; its writes after STOP are the snapshots' business, this only counts it."""
+        deadline = time.monotonic() + THREAD_SETTLE_S
+        while time.monotonic() < deadline:
+            if self.link.threads() <= batch.threads_before:
+                return True
+            time.sleep(THREAD_SETTLE_POLL_S)
+        return False
 
     def _calibration_batch(self) -> Batch:
         """The same samples with the known spin (the empty call on the CPU) in the solution's place."""

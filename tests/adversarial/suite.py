@@ -665,6 +665,7 @@ class SuiteRunner:
     # Deadlines per device; the honest corpus runs with the runner's defaults (a first call may compile).
     limits: Mapping[Device, Mapping[str, float]] = field(default_factory=lambda: RUNNER_LIMITS)
     measure: MeasureConfig = MEASURE
+    sandbox_limits: Mapping[str, int] = field(default_factory=lambda: SANDBOX_LIMITS)
     _executors: dict[Device, Executor] = field(default_factory=dict)
 
     def state_dir(self, device: Device) -> Path:
@@ -681,7 +682,7 @@ class SuiteRunner:
                 state_dir=state_dir,
                 sandbox_env=SANDBOX_ENV[device],
                 **self.limits.get(device, {}),  # type: ignore[arg-type]
-                **SANDBOX_LIMITS,
+                **self.sandbox_limits,
             )
             self._executors[device] = await Executor.from_settings(settings)
             _plant_decoys(state_dir, sentinel())
@@ -736,7 +737,9 @@ class SuiteRunner:
 
 @asynccontextmanager
 async def open_suite_runner(
-    limits: Mapping[Device, Mapping[str, float]] = RUNNER_LIMITS, measure: MeasureConfig = MEASURE
+    limits: Mapping[Device, Mapping[str, float]] = RUNNER_LIMITS,
+    measure: MeasureConfig = MEASURE,
+    sandbox_limits: Mapping[str, int] = SANDBOX_LIMITS,
 ) -> AsyncIterator[SuiteRunner]:
     """A SuiteRunner with a fresh state root (traversable by the sandbox's uid), a TCP listener on 127.0.0.1
     for the network probe, and the sentinel secret in the environment; everything is removed afterwards."""
@@ -746,7 +749,9 @@ async def open_suite_runner(
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
-    runner = SuiteRunner(root, listener.getsockname()[1], limits=limits, measure=measure)
+    runner = SuiteRunner(
+        root, listener.getsockname()[1], limits=limits, measure=measure, sandbox_limits=sandbox_limits
+    )
     try:
         yield runner
     finally:

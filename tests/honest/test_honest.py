@@ -19,7 +19,8 @@ from tests.honest.corpus import DESCRIPTIONS, HONEST, PATTERNS
 
 MIN_PATTERNS = 30
 HOST_BUSY_RETRIES = 2
-# The runner's own deadlines, not the adversarial suite's short ones: an honest first call may compile.
+# The runner's own deadlines and sandbox limits, not the adversarial suite's tight ones: an honest first call may
+# compile (torch.compile writes files beyond the suite's 64 MB file-size limit).
 HONEST_LIMITS: dict[suite.Device, dict[str, float]] = {
     "cpu": {"compile_timeout_s": 120.0, "test_timeout_s": 120.0, "benchmark_timeout_s": 120.0, "job_timeout_s": 600.0},
     "gpu": {"compile_timeout_s": 120.0, "test_timeout_s": 120.0, "benchmark_timeout_s": 120.0, "job_timeout_s": 600.0},
@@ -40,7 +41,7 @@ def _sentinel() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 async def honest_runner(_sentinel: None) -> AsyncIterator[SuiteRunner]:
-    async with suite.open_suite_runner(limits=HONEST_LIMITS) as runner:
+    async with suite.open_suite_runner(limits=HONEST_LIMITS, sandbox_limits={}) as runner:
         yield runner
 
 
