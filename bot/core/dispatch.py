@@ -115,6 +115,10 @@ def job_key(job_id: int) -> str:
     return f"job-{job_id}"
 
 
+def _host_busy(result: SubmissionResult) -> bool:
+    return result.error is not None and result.error.code == "host_busy"
+
+
 class RunnerPool:
     """The runners this dispatcher may use, and which of their slots are busy."""
 
@@ -454,6 +458,11 @@ class Dispatcher:
         try:
             result = await self._run_on(lease, runner, attach=attach)
             if result is None:
+                return None
+            if _host_busy(result) and lease.attempts < self._settings.max_attempts:
+                # The runner's host was too loaded to check the timing: no verdict on the submission, so it runs
+                # again after the usual backoff, on this runner or another.
+                await self._retry(lease, "the runner's host was too busy to check the timing")
                 return None
             recorded = await self._store(
                 "store the result", lease, lambda: record_result(self._pool, lease, result, runner.name)

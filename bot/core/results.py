@@ -19,7 +19,9 @@ from runner.api import ErrorInfo, SubmissionResult
 log = logging.getLogger(__name__)
 
 # Runner error codes that say the system failed, not the submission: the job ends in `error`, not `done`.
-SYSTEM_ERROR_CODES = frozenset({"internal", "no_gpu", "bad_request", "unknown_problem", "unsupported_dtype"})
+SYSTEM_ERROR_CODES = frozenset(
+    {"internal", "no_gpu", "bad_request", "unknown_problem", "unsupported_dtype", "host_busy"}
+)
 
 
 def job_state_for(result: SubmissionResult) -> str:
