@@ -33,7 +33,6 @@ from runner.settings import RunnerSettings
 
 SUBMISSIONS = Path(__file__).parent / "submissions"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-NEXT_JOB_BUDGET_S = 5.0
 
 # Short deadlines so that hangs are caught in seconds; the compile budget also covers torch's import.
 TEST_DEADLINES = {
@@ -107,10 +106,9 @@ async def run_remote(client: RunnerClient, request: JobRequest) -> tuple[Submiss
 
 
 async def assert_next_job_ok(client: RunnerClient) -> None:
-    """The runner is healthy after a failure: a correct job passes within the budget."""
-    result, seconds = await run_remote(client, good_request())
+    """The runner is healthy after a failure: a correct job passes (how fast is bench/runner_latency.py's)."""
+    result, _ = await run_remote(client, good_request())
     assert result.status == "passed", result.error
-    assert seconds < NEXT_JOB_BUDGET_S, f"the next job took {seconds:.1f} s"
 
 
 def settings_for(state_dir: Path, secret: str, **overrides: object) -> RunnerSettings:
