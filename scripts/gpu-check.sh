@@ -3,7 +3,9 @@
 # `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
 # asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there; GPU_TESTS=none
 # runs none), the examples through the CLI (GPU_EXAMPLES=0 skips them), the benchmarks named in GPU_BENCH, and
-# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt).
+# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). The honest corpus under load:
+# GPU_BENCH="bench/false_rejections.py" with its arguments in GPU_RUN, e.g.
+# GPU_RUN="python3 bench/false_rejections.py --device gpu --burners 4 --measure quick".
 # Logs go to $OUT (default: ./gpu-logs).
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
@@ -23,7 +25,7 @@ export PYTHONUNBUFFERED=1
 
 arena() { python3 -m arena "$@"; }
 status=0
-[ "${GPU_TESTS:-}" = none ] || python3 -m pytest -p no:cacheprovider -m "${GPU_MARK-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
+[ "${GPU_TESTS:-}" = none ] || python3 -m pytest -p no:cacheprovider -m "${GPU_MARK-gpu or nvcc}" ${GPU_TESTS:-tests/gpu tests/pipeline tests/starters tests/runner tests/measure tests/adversarial tests/honest} -q -rs --durations=10 2>&1 | tee "$OUT/gpu-tests.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 [ "${GPU_EXAMPLES:-1}" = 0 ] || {
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store
