@@ -3,8 +3,7 @@
 # `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
 # asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there; GPU_TESTS=none
 # runs none), the examples through the CLI (GPU_EXAMPLES=0 skips them), the benchmarks named in GPU_BENCH, and
-# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). The honest corpus under load:
-# GPU_BENCH="bench/false_rejections.py" with its arguments in GPU_RUN, e.g.
+# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). The honest corpus under load, e.g.:
 # GPU_RUN="python3 bench/false_rejections.py --device gpu --burners 4 --measure quick".
 # Logs go to $OUT (default: ./gpu-logs).
 set -uo pipefail
