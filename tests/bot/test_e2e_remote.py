@@ -4,7 +4,6 @@ reached over the signed HTTP API by `RemoteRunner`; no local runner."""
 from __future__ import annotations
 
 import secrets
-import socket
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,22 +20,16 @@ from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 SECRET = secrets.token_hex(24)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 async def runner_url() -> AsyncIterator[str]:
     with tempfile.TemporaryDirectory(prefix="arena-bot-runner-") as state:
         settings = RunnerSettings(secret=SECRET, state_dir=Path(state), device="cpu", max_queue=4, name="cpu-daemon")
         app = web.AppRunner(create_app(settings), access_log=None)
         await app.setup()
-        port = _free_port()
-        await web.TCPSite(app, "127.0.0.1", port).start()
+        await web.TCPSite(app, "127.0.0.1", 0).start()  # a port the system picks: nothing else can take it first
+        host, port = app.addresses[0][:2]
         try:
-            yield f"http://127.0.0.1:{port}"
+            yield f"http://{host}:{port}"
         finally:
             await app.cleanup()
 

@@ -214,6 +214,6 @@ def test_charts_drawn_by_many_threads_at_once_all_come_out() -> None:
 
     from bot.ui.charts import render_roofline_png
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        pngs = list(pool.map(lambda _: render_roofline_png(result(), H100), range(16)))
-    assert all(png.startswith(b"\x89PNG") for png in pngs)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        pngs = list(pool.map(lambda _: render_roofline_png(result(), H100), range(8)))
+    assert len(pngs) == 8 and all(png.startswith(b"\x89PNG") for png in pngs)
