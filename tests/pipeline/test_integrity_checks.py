@@ -6,7 +6,8 @@ down one check each, so that a regression names the check that stopped working.
 
 from __future__ import annotations
 
-from tests.pipeline.test_local_pipeline import run
+from runner.measure.host_load import BUSY_STALL_FRACTION, CpuPressure
+from tests.pipeline.test_local_pipeline import host_busy, run
 
 CORRECT = "    torch.add(a, b, out=c)\n"
 
@@ -77,9 +78,18 @@ async def test_times_rewritten_on_their_way_to_the_judge_disagree_with_its_clock
         "def solution(a, b, c, n):\n"
         "    _patch()\n" + CORRECT
     )
-    result, _ = await run("vector_add", "rewrite.py", source)
-    assert result.error is not None and result.error.code == "integrity", result.error
-    assert "clock" in result.error.message
+    pressure = CpuPressure()
+    pressure.start()
+    result, _ = await run("vector_add", "rewrite.py", source, retry_host_busy=False)
+    assert result.status != "passed" and result.error is not None
+    if host_busy(result):
+        # On a host whose CPUs are oversubscribed the judge cannot tell the rewrite from its own pauses, and asks
+        # for a rerun instead (never a pass). It may say so only when the host really was busy.
+        busy = pressure.busy_fraction()
+        assert busy is not None and busy > BUSY_STALL_FRACTION / 2, (busy, result.error)
+    else:
+        assert result.error.code == "integrity", result.error
+        assert "clock" in result.error.message
 
 
 async def test_an_honest_solution_reports_a_wall_clock_estimate_for_every_case():

@@ -27,9 +27,23 @@ def request_for(slug: str, file_name: str, source: str, language: str = "python"
     )
 
 
-async def run(slug: str, file_name: str, source: str, **kw) -> tuple[SubmissionResult, list[JobEvent]]:
-    events: list[JobEvent] = []
-    result = await run_job(request_for(slug, file_name, source, **kw), events.append, timeout_s=120)
+# A `host_busy` answer (the host too loaded for the judge to tell its own pauses from hidden work) is no verdict:
+# the run is tried again, as the dispatcher does, before a test looks at the result.
+HOST_BUSY_RETRIES = 2
+
+
+def host_busy(result: SubmissionResult) -> bool:
+    return result.error is not None and result.error.code == "host_busy"
+
+
+async def run(
+    slug: str, file_name: str, source: str, *, retry_host_busy: bool = True, **kw
+) -> tuple[SubmissionResult, list[JobEvent]]:
+    for _ in range(HOST_BUSY_RETRIES + 1):
+        events: list[JobEvent] = []
+        result = await run_job(request_for(slug, file_name, source, **kw), events.append, timeout_s=120)
+        if not (retry_host_busy and host_busy(result)):
+            break
     return result, events
 
 
