@@ -64,6 +64,10 @@ def _cause(exc: BaseException) -> str:
     """What went wrong on the connection, without the host and port that aiohttp's messages carry."""
     if isinstance(exc, TimeoutError):
         return "timed out"
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return "its TLS certificate is not trusted: check ca_file"
+    if isinstance(exc, aiohttp.ClientSSLError):
+        return "the TLS handshake failed"
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(exc.os_error, ConnectionRefusedError):
         return "connection refused"
     return type(exc).__name__
