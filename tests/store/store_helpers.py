@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import asyncpg
 
@@ -138,6 +139,23 @@ async def wait_for_state(pool: asyncpg.Pool, job_id: int, states: set[str], time
             if job.state in states:
                 return job.state
             await asyncio.sleep(0.05)
+
+
+async def cancel_and_wait(task: asyncio.Task[Any], what: str = "the dispatcher", timeout_s: float = 60.0) -> None:
+    """Cancel `task` and wait until it has ended.
+
+    A task still running `timeout_s` after its cancel has lost the cancellation (on Python 3.11,
+    `asyncio.wait_for` returns instead of raising when the cancel arrives as the awaited thing completes, and a
+    loop around it goes on for ever): the test then fails naming that, instead of hanging until pytest's timeout.
+    """
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if not done:
+        task.cancel()  # once more, so that the test can clean up
+        await asyncio.wait({task}, timeout=timeout_s)
+        raise AssertionError(f"{what} was still running {timeout_s:.0f} s after it was cancelled (a lost cancellation)")
+    if not task.cancelled():
+        task.exception()  # retrieved: an error on the way out is not what these tests look at
 
 
 class ScriptedRunner:

@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
+from store_helpers import (
+    ROOMY,
+    ScriptedRunner,
+    add_problems,
+    cancel_and_wait,
+    request,
+    result_for,
+    submission,
+    wait_for_state,
+)
 
 from bot.core.dispatch import Dispatcher, RunnerPool
 from bot.core.errors import RunnerLostError
@@ -32,8 +41,7 @@ async def running(dispatcher: Dispatcher) -> AsyncIterator[asyncio.Task[None]]:
     try:
         yield task
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        await cancel_and_wait(task)
 
 
 async def scores_ten(_key: str, req: JobRequest) -> SubmissionResult:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import asyncpg
-from store_helpers import ROOMY, VECTOR_ADD, add_problems, submission, wait_for_state
+from store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 
 from bot.core.dispatch import Dispatcher, RunnerPool
 from bot.core.leaderboard import get_leaderboard
@@ -99,8 +99,7 @@ async def test_a_restarted_dispatcher_reattaches_to_the_running_job_and_records_
     try:
         first = asyncio.create_task(Dispatcher(pool, RunnerPool([runner]), settings.dispatch).run())
         await wait_for_state(pool, receipt.job_id, {"running"})
-        first.cancel()
-        await asyncio.gather(first, return_exceptions=True)
+        await cancel_and_wait(first)
         assert (await jobs.get_job(pool, receipt.job_id)).state == "running"  # type: ignore[union-attr]
 
         restarted = Dispatcher(pool, RunnerPool([runner]), settings.dispatch)
@@ -108,8 +107,7 @@ async def test_a_restarted_dispatcher_reattaches_to_the_running_job_and_records_
         try:
             await wait_for_state(pool, receipt.job_id, FINAL)
         finally:
-            second.cancel()
-            await asyncio.gather(second, return_exceptions=True)
+            await cancel_and_wait(second)
     finally:
         await runner.aclose()
     await assert_finished_once(pool, receipt, attempts=1)
@@ -137,9 +135,10 @@ async def test_a_killed_dispatcher_process_is_recovered_and_the_job_completes_ex
     try:
         await wait_for_state(pool, receipt.job_id, FINAL, timeout_s=180)
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await runner.aclose()
+        try:
+            await cancel_and_wait(task)
+        finally:
+            await runner.aclose()
     await assert_finished_once(pool, receipt, attempts=2)
     moves = [(t.from_state, t.to_state) for t in await jobs.transitions(pool, receipt.job_id)]
     assert moves == [
