@@ -51,8 +51,25 @@ async def pg_dsn() -> AsyncIterator[str]:
     try:
         yield server.dsn()
     finally:
+        # A connection some test leaked (a dispatcher's listener, a pool never closed) would keep a smart
+        # shutdown waiting for ever, and the session with it: end every other session first.
+        await _end_other_sessions(server.dsn())
         await server.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+async def _end_other_sessions(dsn: str) -> None:
+    try:
+        conn = await asyncpg.connect(dsn, timeout=30)
+    except (OSError, asyncpg.PostgresError, TimeoutError):
+        return
+    try:
+        await conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+    finally:
+        await conn.close()
 
 
 @pytest.fixture(scope="session")
