@@ -44,7 +44,8 @@ class ArenaView(discord.ui.View):
 
     async def on_timeout(self) -> None:
         self.disable()
-        if self.origin is not None:
+        # The timer outlives a bot that closed first (discord.py leaves it running): nothing is left to edit with.
+        if self.origin is not None and not self.origin.client.is_closed():
             with contextlib.suppress(discord.HTTPException):
                 await self.origin.edit_original_response(view=self)
 

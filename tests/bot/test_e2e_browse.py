@@ -7,10 +7,12 @@ GPU type `h100`, which has no runner here, so that the bot's dispatcher leaves t
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
+from bot.ui.views import ArenaView
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import FakeUser
 from tests.fakediscord.models import walk_components
@@ -96,6 +98,36 @@ async def test_leaderboard_buttons_are_disabled_once_the_view_times_out(arena: A
     enabled = [b["custom_id"] for b in walk_components(shown["components"]) if b["type"] == 2 and not b.get("disabled")]
     assert enabled == ["page:next", "page:mine"]
     assert timed_out.buttons() and timed_out.embeds == shown["embeds"], "only the buttons change on timeout"
+
+
+@pytest.mark.parametrize("bot_overrides", [{"view_timeout_s": 3.0}])
+async def test_a_board_still_open_when_the_bot_stops_times_out_quietly(
+    arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # discord.py keeps a view's timer running after its client has closed. The timeout then has nothing to edit
+    # with: it once raised "Session is closed" minutes later, in whichever test happened to be running.
+    outcomes: list[BaseException | None] = []
+    on_timeout = ArenaView.on_timeout
+
+    async def observed(view: ArenaView) -> None:
+        try:
+            await on_timeout(view)
+        except BaseException as exc:
+            outcomes.append(exc)
+            raise
+        outcomes.append(None)
+
+    monkeypatch.setattr(ArenaView, "on_timeout", observed)
+    fake = arena.fake
+    judy = fake.add_member("judy")
+    await _seed_board(arena, 25, judy)
+    asked = await fake.invoke_slash(judy, "leaderboard", {"problem": "vector_add", "gpu": "h100"})
+    await fake.wait_for_original(asked, lambda m: bool(m.embeds))
+    await arena.bot.close()
+    async with asyncio.timeout(120):
+        while not outcomes:
+            await asyncio.sleep(0.05)
+    assert outcomes == [None]
 
 
 async def test_submission_shows_own_result_and_code_but_not_others(arena: Arena) -> None:
