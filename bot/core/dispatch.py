@@ -339,8 +339,11 @@ class Dispatcher:
             timeout = min(timeout, self._settings.store_retry_s)
         if self._runners.down():
             timeout = min(timeout, self._settings.runner_probe_s)
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that lands as `freed` is set,
+        # and this loop would never stop.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._runners.freed.wait(), timeout=timeout)
+            async with asyncio.timeout(timeout):
+                await self._runners.freed.wait()
 
     async def recover(self) -> Recovery:
         """Take over this owner's leases (left by a previous run) and lapsed ones: re-attach or requeue each."""

@@ -37,7 +37,10 @@ class Subscription:
         if not self._queue.empty():
             return self._queue.get_nowait()
         try:
-            return await asyncio.wait_for(self._queue.get(), timeout=max(timeout, 0.0))
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that lands as an event
+            # arrives, and the tracker's loop would never stop.
+            async with asyncio.timeout(max(timeout, 0.0)):
+                return await self._queue.get()
         except TimeoutError:
             return None
 

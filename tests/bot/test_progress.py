@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from bot.core.progress import EditThrottle, ProgressHub, ProgressState
 from runner.api import JobEvent
 
@@ -58,3 +60,25 @@ def test_throttle_allows_one_edit_per_interval() -> None:
     throttle.mark(100.0)
     assert throttle.wait_s(100.25) == 0.75
     assert throttle.wait_s(101.5) == 0.0
+
+
+async def test_a_subscriber_cancelled_as_an_event_arrives_stops() -> None:
+    # The tracker follows each live message in a loop over `next`; the bot's shutdown cancels it, often just as an
+    # event comes in. On Python 3.11 `asyncio.wait_for` returns the event instead of raising when both land
+    # together, and the loop would go on.
+    hub = ProgressHub()
+    subscription = hub.subscribe(1)
+
+    async def follow() -> None:
+        while True:
+            await subscription.next(60)
+
+    task = asyncio.create_task(follow())
+    await asyncio.sleep(0.01)  # waiting in `next`
+    await hub.on_event(1, event(1, "accepted"))
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=30)
+    if not done:
+        task.cancel()  # once more, so that nothing is left running
+        await asyncio.wait({task}, timeout=30)
+    assert task in done and task.cancelled(), "the cancel was lost"

@@ -277,3 +277,15 @@ async def test_an_idle_dispatcher_waits_between_looks_instead_of_spinning(pool: 
     # At most one look per poll interval, plus the first: a spinning loop would look thousands of times. A busy
     # host stretches `elapsed` and only lowers the count, so this bound holds however loaded the machine is.
     assert looks <= elapsed / settings.dispatch.poll_s + 2, (looks, elapsed)
+
+
+async def test_a_dispatcher_cancelled_as_it_is_woken_stops(pool: asyncpg.Pool, settings: Settings):
+    # Shutdown cancels the dispatcher whenever it comes; often just as a finished job or a NOTIFY wakes it. On
+    # Python 3.11 `asyncio.wait_for` returns instead of raising when the cancel and the wake-up land together,
+    # and a loop around it never ends: the bot then hangs at shutdown.
+    runners = CountingPool([ScriptedRunner("box", scores_ten)])
+    task = asyncio.create_task(Dispatcher(pool, runners, settings.dispatch).run())
+    await runners.wait_for_looks(2)  # idle: waiting to be woken
+    runners.freed.set()
+    await cancel_and_wait(task, timeout_s=30)
+    assert task.cancelled()
