@@ -13,7 +13,6 @@ import os
 import stat
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,9 +133,7 @@ async def test_failing_probe_gives_none_writes_nothing_and_is_not_retried_until_
 
 async def test_hanging_probe_is_killed_after_the_timeout(tmp_path: Path) -> None:
     fake = fake_python(tmp_path, sleep_s=60)
-    start = time.monotonic()
     assert await device_peaks(str(fake.path), H100_SLOT, tmp_path / "cache", timeout_s=1.0) is None
-    assert time.monotonic() - start < 10
     [(_args, _visible, pid)] = fake.runs()
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid), 0)
