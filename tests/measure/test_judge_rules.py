@@ -60,15 +60,15 @@ def _wall(solution: list[float], calibration: list[float], reported: float) -> W
 
 def test_the_best_case_estimate_discounts_batches_the_host_paused() -> None:
     # Honest: 10 µs calls, 30 µs of harness per sample; most batches caught a scheduler pause in the solution half.
-    wall = _wall([140e-6, 150e-6, 40e-6, 160e-6, 145e-6], [30e-6, 31e-6, 30e-6, 33e-6, 30e-6], reported=10e-6)
-    assert wall.shortfall() > 100e-6
-    assert wall.best_case_shortfall() < 5e-6
+    clock = _wall([140e-6, 150e-6, 40e-6, 160e-6, 145e-6], [30e-6, 31e-6, 30e-6, 33e-6, 30e-6], reported=10e-6)
+    assert clock.shortfall() > 100e-6
+    assert clock.best_case_shortfall() < 5e-6
 
 
 def test_the_best_case_estimate_still_sees_shrunken_readings() -> None:
     # A launcher that reports a tenth of 100 µs calls, on a quiet host.
-    wall = _wall([130e-6, 131e-6, 130e-6, 132e-6, 130e-6], [30e-6, 30e-6, 31e-6, 30e-6, 30e-6], reported=10e-6)
-    assert wall.best_case_shortfall() > 80e-6
+    clock = _wall([130e-6, 131e-6, 130e-6, 132e-6, 130e-6], [30e-6, 30e-6, 31e-6, 30e-6, 30e-6], reported=10e-6)
+    assert clock.best_case_shortfall() > 80e-6
 
 
 def test_cpu_pressure_reads_the_stall_between_readings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
