@@ -115,7 +115,7 @@ def _cuda_example(example: str, slug: str, dims: tuple[int, ...]) -> Callable[[i
                 )
                 outputs = (torch.empty(m, n, device="cuda"),)
                 extras = [m, kk, n]
-            calls.append(solution.bind(inputs, outputs, extras))
+            calls.append(solution.bind(problem, inputs, outputs, extras, "cuda"))
         return calls
 
     return setup

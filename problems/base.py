@@ -17,36 +17,117 @@ if TYPE_CHECKING:
 
 DType = Literal["float32", "float16", "bfloat16"]
 DTYPES: tuple[DType, ...] = ("float32", "float16", "bfloat16")
+# Element types a buffer may have regardless of the problem's dtype (indices, bytes, words, fp8 scales).
+Element = Literal[
+    "float32", "float16", "bfloat16", "float8_e4m3", "int32", "int64", "uint8", "uint32", "uint64", "size_t"
+]
+ScalarType = Literal["size_t", "int", "float", "uint64_t", "int64_t", "uint32_t"]
 DeviceKind = Literal["gpu", "cpu"]
 Difficulty = Literal["easy", "medium", "hard"]
 ScoreMetric = Literal["gflops", "gbps"]
 
-# Each dtype's C spelling and the header that declares it.
-C_TYPES: dict[DType, str] = {"float32": "float", "float16": "__half", "bfloat16": "__nv_bfloat16"}
-C_HEADERS: dict[DType, str] = {"float32": "", "float16": "cuda_fp16.h", "bfloat16": "cuda_bf16.h"}
-ELEMENT_BYTES: dict[DType, int] = {"float32": 4, "float16": 2, "bfloat16": 2}
+# Each element type's C spelling and the header that declares it.
+C_TYPES: dict[str, str] = {
+    "float32": "float",
+    "float16": "__half",
+    "bfloat16": "__nv_bfloat16",
+    "float8_e4m3": "__nv_fp8_e4m3",
+    "int32": "int",
+    "int64": "long long",
+    "uint8": "uint8_t",
+    "uint32": "uint32_t",
+    "uint64": "uint64_t",
+    "size_t": "size_t",
+}
+C_HEADERS: dict[str, str] = {
+    "float16": "cuda_fp16.h",
+    "bfloat16": "cuda_bf16.h",
+    "float8_e4m3": "cuda_fp8.h",
+    "uint8": "cstdint",
+    "uint32": "cstdint",
+    "uint64": "cstdint",
+}
+ELEMENT_BYTES: dict[str, int] = {
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "float8_e4m3": 1,
+    "int32": 4,
+    "int64": 8,
+    "uint8": 1,
+    "uint32": 4,
+    "uint64": 8,
+    "size_t": 8,
+}
+# The torch dtype of each element type (size_t travels as int64: same width, values far below 2^63).
+TORCH_NAMES: dict[str, str] = {
+    "float32": "float32",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "float8_e4m3": "float8_e4m3fn",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "size_t": "int64",
+}
+# The C type of each scalar, and the element type of an array whose C type is this.
+SCALAR_ELEMENTS: dict[str, str] = {"size_t": "size_t", "int": "int32", "uint32_t": "uint32", "uint64_t": "uint64"}
 
 # ctypes has no 16-bit float; the pointer type only fixes the ABI, which is the same for any pointer.
-_CTYPES_POINTER: dict[DType, Any] = {
-    "float32": ctypes.POINTER(ctypes.c_float),
-    "float16": ctypes.POINTER(ctypes.c_uint16),
-    "bfloat16": ctypes.POINTER(ctypes.c_uint16),
+_CTYPES_ELEMENT: dict[str, Any] = {
+    "float32": ctypes.c_float,
+    "float16": ctypes.c_uint16,
+    "bfloat16": ctypes.c_uint16,
+    "float8_e4m3": ctypes.c_uint8,
+    "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64,
+    "uint8": ctypes.c_uint8,
+    "uint32": ctypes.c_uint32,
+    "uint64": ctypes.c_uint64,
+    "size_t": ctypes.c_size_t,
 }
-_CTYPES_SCALAR: dict[str, Any] = {"size_t": ctypes.c_size_t, "int": ctypes.c_int, "float": ctypes.c_float}
+_CTYPES_SCALAR: dict[str, Any] = {
+    "size_t": ctypes.c_size_t,
+    "int": ctypes.c_int,
+    "float": ctypes.c_float,
+    "uint64_t": ctypes.c_uint64,
+    "int64_t": ctypes.c_int64,
+    "uint32_t": ctypes.c_uint32,
+}
 
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter of `solution(...)`: a device buffer (input or output) or a scalar extra parameter."""
+    """One parameter of `solution(...)`, in ABI order.
+
+    Roles: `input` (a device buffer drawn fresh for every call set), `output` (a device buffer the solution
+    writes), `scalar` (a number fixed per test case), `array` (a small constant array per test case, such as a
+    shape, passed as a device pointer; `scalar_type` is its C element type). `element` fixes a buffer's
+    element type; None means the problem's dtype.
+    """
 
     name: str
-    role: Literal["input", "output", "scalar"]
-    scalar_type: Literal["size_t", "int", "float"] = "size_t"
+    role: Literal["input", "output", "scalar", "array"]
+    scalar_type: ScalarType = "size_t"
     doc: str = ""
+    element: Element | None = None
 
     @property
     def is_pointer(self) -> bool:
         return self.role != "scalar"
+
+    @property
+    def is_extra(self) -> bool:
+        """Whether the value comes from `get_extra_params` (a scalar or a constant array)."""
+        return self.role in ("scalar", "array")
+
+    def element_type(self, dtype: DType) -> str:
+        """The element type of this buffer when the problem runs in `dtype`."""
+        if self.role == "array":
+            return SCALAR_ELEMENTS[self.scalar_type]
+        return self.element or dtype
 
 
 @dataclass(frozen=True)
@@ -99,6 +180,11 @@ class Problem(ABC):
     # Memory-bound problems with no arithmetic (transpose) are scored in GB/s instead of GFLOPS.
     score_metric: ClassVar[ScoreMetric] = "gflops"
     tolerances: ClassVar[dict[DType, Tolerance]] = DEFAULT_TOLERANCES
+    # Former slugs that still name this problem (`/submit matmul` for `matrix-multiplication`).
+    aliases: ClassVar[tuple[str, ...]] = ()
+    # What `reference_solution` receives: the input buffers only (the seed's form), or every non-output
+    # argument in ABI order, scalars and constant arrays (as lists) included.
+    reference_arguments: ClassVar[Literal["inputs", "all"]] = "inputs"
 
     # -- the seed's methods -------------------------------------------------------------------------------
 
@@ -119,9 +205,10 @@ class Problem(ABC):
         return compare_outputs(expected_output, actual_output, self.tolerances[dtype])
 
     def get_function_signature(self, dtype: DType = "float32") -> dict[str, Any]:
-        """The ctypes signature of `solution`: inputs, then outputs, then extra params."""
+        """The ctypes signature of `solution`, in ABI order."""
         argtypes = [
-            _CTYPES_POINTER[dtype] if p.is_pointer else _CTYPES_SCALAR[p.scalar_type] for p in self.ordered_parameters()
+            ctypes.POINTER(_CTYPES_ELEMENT[p.element_type(dtype)]) if p.is_pointer else _CTYPES_SCALAR[p.scalar_type]
+            for p in self.ordered_parameters()
         ]
         return {"argtypes": argtypes, "restype": None}
 
@@ -130,8 +217,8 @@ class Problem(ABC):
         """Floating-point operations one call performs on this case (see `flops_formula`)."""
 
     @abstractmethod
-    def get_extra_params(self, test_case: TestCase) -> list[int | float]:
-        """The scalar parameters passed after the buffers, in signature order."""
+    def get_extra_params(self, test_case: TestCase) -> list[Any]:
+        """The values of the scalar and array parameters, in signature order (an array as a list of ints)."""
 
     # -- additions ----------------------------------------------------------------------------------------
 
@@ -140,18 +227,47 @@ class Problem(ABC):
         """The fewest bytes any correct solution must move through device memory for this case."""
 
     def ordered_parameters(self) -> list[Param]:
-        """Parameters in ABI order: inputs, outputs, then scalars."""
-        order = {"input": 0, "output": 1, "scalar": 2}
-        return sorted(self.parameters, key=lambda p: order[p.role])
+        """Parameters in ABI order: the order `parameters` declares them."""
+        return list(self.parameters)
 
     def output_count(self) -> int:
         return sum(1 for p in self.parameters if p.role == "output")
 
-    def reference_outputs(self, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
-        """The reference's outputs, always as a tuple."""
-        out = self.reference_solution(*inputs)
+    def arguments(self, inputs: Sequence[Any], outputs: Sequence[Any], extras: Sequence[Any]) -> list[Any]:
+        """The arguments of one call in ABI order, from the input buffers, output buffers and extra values."""
+        sources = {"input": iter(inputs), "output": iter(outputs), "scalar": iter(extras), "array": None}
+        sources["array"] = sources["scalar"]
+        counts = {"input": len(inputs), "output": len(outputs), "extra": len(extras)}
+        wanted = {
+            "input": sum(p.role == "input" for p in self.parameters),
+            "output": self.output_count(),
+            "extra": sum(p.is_extra for p in self.parameters),
+        }
+        if counts != wanted:
+            raise ValueError(f"{self.slug}: got {counts} values for parameters that take {wanted}")
+        return [next(sources[p.role]) for p in self.parameters]  # type: ignore[call-overload]
+
+    def reference_outputs(
+        self, inputs: Sequence[torch.Tensor], extras: Sequence[Any] | None = None
+    ) -> tuple[torch.Tensor, ...]:
+        """The reference's outputs, always as a tuple. `extras` are the case's `get_extra_params`."""
+        if self.reference_arguments == "all":
+            outputs = [None] * self.output_count()
+            arranged = self.arguments(inputs, outputs, list(extras or ()))
+            kept = [a for p, a in zip(self.parameters, arranged, strict=True) if p.role != "output"]
+            out = self.reference_solution(*kept)
+        else:
+            out = self.reference_solution(*inputs)
         return out if isinstance(out, tuple) else (out,)
+
+    def buffer_shapes(self, test_case: TestCase) -> dict[str, tuple[int, ...]] | None:
+        """The shape of each buffer parameter in this case, by name, where the problem states them."""
+        return None
 
     def output_dtype(self, dtype: DType) -> DType:
         """The dtype of the outputs the solution writes. Same as the inputs unless a problem says otherwise."""
         return dtype
+
+    def output_elements(self, dtype: DType) -> list[str]:
+        """The element type of each output buffer, in order: its own `element`, else `output_dtype`."""
+        return [p.element or self.output_dtype(dtype) for p in self.parameters if p.role == "output"]

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from problems.base import DType, TestCase
+from problems.base import TORCH_NAMES, DType, Problem, TestCase
 
 if TYPE_CHECKING:
     import torch
 
 
-def torch_dtype(dtype: DType) -> torch.dtype:
+def torch_dtype(dtype: DType | str) -> torch.dtype:
+    """The torch dtype of a problem dtype or a buffer element type (`int32`, `uint8`, `float8_e4m3`, ...)."""
     import torch
 
-    return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[dtype]
+    return getattr(torch, TORCH_NAMES[dtype])  # type: ignore[no-any-return]
 
 
 def randn(shape: Sequence[int], dtype: DType, gen: torch.Generator, scale: float = 1.0) -> torch.Tensor:
@@ -53,3 +54,16 @@ def custom_case(
 def pow2_name(n: int) -> str:
     """`2^20` for powers of two, else the plain number: short case names for large sizes."""
     return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def constant_arrays(problem: Problem, extras: Sequence[Any], device: str) -> list[Any]:
+    """`extras` with each array parameter's list made a tensor on `device`, of the parameter's element type."""
+    import torch
+
+    params = [p for p in problem.ordered_parameters() if p.is_extra]
+    return [
+        torch.tensor(list(value), dtype=torch_dtype(p.element_type("float32")), device=device)
+        if p.role == "array"
+        else value
+        for p, value in zip(params, extras, strict=True)
+    ]

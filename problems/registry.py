@@ -30,33 +30,61 @@ class ProblemModuleError(ValueError):
 
 
 def problem_classes(module: ModuleType) -> list[type[Problem]]:
-    """The concrete Problem subclasses defined in `module` itself (not imported into it)."""
+    """The concrete Problem subclasses defined in `module` itself (not imported into it) that set a slug.
+
+    A family's shared base class (an elementwise problem's FLOP and byte rules, say) sets no slug of its own.
+    """
     return [
         obj
         for _, obj in inspect.getmembers(module, inspect.isclass)
-        if issubclass(obj, Problem) and not inspect.isabstract(obj) and obj.__module__ == module.__name__
+        if issubclass(obj, Problem)
+        and not inspect.isabstract(obj)
+        and obj.__module__ == module.__name__
+        and "slug" in vars(obj)
     ]
 
 
 @cache
 def builtin_problems() -> dict[str, Problem]:
-    """Every built-in problem by slug, in alphabetical order."""
+    """Every built-in problem by slug, in alphabetical order. Problems live in family packages under
+    `problems.builtin`; a module whose name starts with `_` holds shared building blocks, not problems."""
     import problems.builtin as package
 
     found: dict[str, Problem] = {}
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
+    for info in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        if info.ispkg or info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        module = importlib.import_module(info.name)
         for cls in problem_classes(module):
+            if cls.slug in found:
+                raise ProblemModuleError(f"two built-in problems have the slug {cls.slug!r}")
             found[cls.slug] = cls()
     return dict(sorted(found.items()))
 
 
+@cache
+def builtin_aliases() -> dict[str, str]:
+    """Former slugs of built-in problems, each to the slug that now names the problem."""
+    aliases: dict[str, str] = {}
+    for slug, problem in builtin_problems().items():
+        for alias in problem.aliases:
+            aliases[alias] = slug
+    return aliases
+
+
+def canonical_slug(slug: str) -> str:
+    """The slug a built-in problem goes by now: `slug` itself unless it is a former slug (an alias)."""
+    return builtin_aliases().get(slug, slug)
+
+
 def get_problem(slug: str) -> Problem:
-    """The built-in problem `slug`, or UnknownProblemError with close matches."""
+    """The built-in problem `slug` (or the one a former slug names), or UnknownProblemError with close matches."""
     problems = builtin_problems()
+    slug = canonical_slug(slug)
     if slug in problems:
         return problems[slug]
-    raise UnknownProblemError(slug, difflib.get_close_matches(slug, list(problems), n=3, cutoff=0.5))
+    known = [*problems, *builtin_aliases()]
+    raise UnknownProblemError(slug, difflib.get_close_matches(slug, known, n=3, cutoff=0.5))
 
 
 def load_problem_source(source: str, module_name: str = "arena_problem") -> Problem:

@@ -32,8 +32,28 @@ def generate_starter(problem: Problem, language: StarterLanguage, dtype: DType =
 def _c_param(param: Param, dtype: DType) -> str:
     if param.role == "scalar":
         return f"{param.scalar_type} {param.name}"
-    const = "const " if param.role == "input" else ""
-    return f"{const}{C_TYPES[dtype]}* {param.name}"
+    const = "" if param.role == "output" else "const "
+    return f"{const}{C_TYPES[param.element_type(dtype)]}* {param.name}"
+
+
+def param_summary(param: Param, dtype: DType) -> str:
+    """What one parameter is, in a line: its kind, element type and the problem's own words."""
+    element = param.element_type(dtype)
+    kind = {
+        "input": f"input buffer of {element}",
+        "output": f"output buffer of {element} (write every element)",
+        "scalar": f"{param.scalar_type} value",
+        "array": f"constant array of {param.scalar_type} (device memory)",
+    }[param.role]
+    return f"{kind}: {param.doc}" if param.doc else kind
+
+
+def tolerance_summary(problem: Problem, dtype: DType) -> str:
+    """How outputs are checked in `dtype`, in a line."""
+    if all(e.startswith(("int", "uint", "size")) for e in problem.output_elements(dtype)):
+        return "outputs are compared exactly"
+    tol = problem.tolerances[dtype]
+    return f"|out - ref| <= {tol.atol:g} * rms(ref) + {tol.rtol:g} * |ref|, elementwise"
 
 
 def _doc_lines(problem: Problem, dtype: DType, comment: str) -> list[str]:
@@ -41,16 +61,21 @@ def _doc_lines(problem: Problem, dtype: DType, comment: str) -> list[str]:
     lines += [f"{comment} {line}" for line in problem.description.splitlines()]
     lines.append(f"{comment}")
     for p in problem.ordered_parameters():
-        what = {"input": "input buffer", "output": "output buffer (write every element)", "scalar": p.doc}[p.role]
-        lines.append(f"{comment}   {p.name}: {what}")
+        lines.append(f"{comment}   {p.name}: {param_summary(p, dtype)}")
+    lines.append(f"{comment}")
+    lines.append(f"{comment} Checked: {tolerance_summary(problem, dtype)}.")
     return lines
+
+
+def _headers(problem: Problem, dtype: DType) -> list[str]:
+    wanted = {C_HEADERS.get(p.element_type(dtype), "") for p in problem.ordered_parameters() if p.is_pointer}
+    return sorted(h for h in wanted if h)
 
 
 def _cuda_starter(problem: Problem, dtype: DType) -> str:
     params = ", ".join(_c_param(p, dtype) for p in problem.ordered_parameters())
     includes = ["#include <cuda_runtime.h>"]
-    if C_HEADERS[dtype]:
-        includes.append(f"#include <{C_HEADERS[dtype]}>")
+    includes += [f"#include <{header}>" for header in _headers(problem, dtype)]
     doc = _doc_lines(problem, dtype, "//")
     return "\n".join(
         [

@@ -10,6 +10,67 @@ if TYPE_CHECKING:
     from problems.base import Tolerance
 
 
+# Every byte of a buffer the solution must write is set to this before a call: NaN in every float type
+# (float32, float16, bfloat16, float8 e4m3), -1 or the largest value in the integer types.
+POISON_BYTE = 0xFF
+
+
+def poison(buffer: torch.Tensor) -> None:
+    """Fill `buffer` with the poison pattern, whatever its element type."""
+    import torch
+
+    buffer.reshape(-1).view(torch.uint8).fill_(POISON_BYTE)
+
+
+def is_poisoned(buffer: torch.Tensor) -> bool:
+    """Whether every byte of `buffer` still holds the poison pattern (the solution never wrote it)."""
+    import torch
+
+    return bool((buffer.reshape(-1).view(torch.uint8) == POISON_BYTE).all())
+
+
+def is_exact_type(dtype: torch.dtype) -> bool:
+    """Integer outputs (indices, counts, words, bytes) are compared exactly."""
+    return not dtype.is_floating_point and not dtype.is_complex
+
+
+def compare_exact(expected: torch.Tensor, actual: torch.Tensor) -> tuple[bool, dict[str, Any]]:
+    """Check that `actual` holds exactly the values of `expected` (integer outputs)."""
+    import torch
+
+    if tuple(actual.shape) != tuple(expected.shape):
+        return False, {"reason": f"output shape {tuple(actual.shape)} != expected {tuple(expected.shape)}"}
+    exp, act = _as_int64(expected), _as_int64(actual)
+    mismatches = exp != act
+    count = int(mismatches.sum())
+    details: dict[str, Any] = {"max_abs_error": 0.0, "max_rel_error": 0.0, "exact": True}
+    if count == 0:
+        return True, details
+    flat = int(torch.nonzero(mismatches.reshape(-1))[0, 0])
+    details.update(
+        {
+            "mismatches": count,
+            "total": exp.numel(),
+            "first_mismatch_index": _unravel(flat, tuple(exp.shape)),
+            "expected_at_mismatch": int(exp.reshape(-1)[flat]),
+            "actual_at_mismatch": int(act.reshape(-1)[flat]),
+            "non_finite": 0,
+        }
+    )
+    return False, details
+
+
+def _as_int64(t: torch.Tensor) -> torch.Tensor:
+    import torch
+
+    t = t.detach()
+    if t.dtype == torch.uint64:
+        return t.contiguous().view(torch.int64)  # the same 64 bits; equality is all that is asked
+    if t.is_floating_point():
+        return t.round().to(torch.int64)
+    return t.to(torch.int64)
+
+
 def compare_outputs(expected: torch.Tensor, actual: torch.Tensor, tol: Tolerance) -> tuple[bool, dict[str, Any]]:
     """Check `actual` against `expected` elementwise; NaN or Inf anywhere fails.
 
@@ -18,6 +79,8 @@ def compare_outputs(expected: torch.Tensor, actual: torch.Tensor, tol: Tolerance
     """
     import torch
 
+    if is_exact_type(actual.dtype):
+        return compare_exact(expected, actual)
     if tuple(actual.shape) != tuple(expected.shape):
         return False, {"reason": f"output shape {tuple(actual.shape)} != expected {tuple(expected.shape)}"}
     exp = expected.detach().to(torch.float64)
@@ -74,6 +137,11 @@ def describe_mismatch(details: dict[str, Any]) -> str:
     if "first_mismatch_index" not in details:
         return "output matches"
     idx = ", ".join(str(i) for i in details["first_mismatch_index"])
+    if details.get("exact"):
+        return (
+            f"{details['mismatches']} of {details['total']} elements differ (compared exactly); first at [{idx}]: "
+            f"expected {details['expected_at_mismatch']}, got {details['actual_at_mismatch']}"
+        )
     parts = [
         f"{details['mismatches']} of {details['total']} elements differ",
         f"max abs error {details['max_abs_error']:.3g}",

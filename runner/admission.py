@@ -76,10 +76,10 @@ def check_case(problem: Problem, case: TestCase, index: int, dtype: str, device:
     name = case["name"]
     generator = torch.Generator(device=device).manual_seed(ADMISSION_SEED + index)
     inputs = tuple(t.contiguous() for t in case["create_inputs"](generator))
-    expected = problem.reference_outputs(inputs)
-    out_dtype = torch_dtype(problem.output_dtype(dtype))  # type: ignore[arg-type]
+    expected = problem.reference_outputs(inputs, problem.get_extra_params(case))
+    elements = problem.output_elements(dtype)  # type: ignore[arg-type]
     # What a correct solution would write: the reference values rounded to the output dtype.
-    reference = tuple(e.to(out_dtype) for e in expected)
+    reference = tuple(e.to(torch_dtype(element)) for e, element in zip(expected, elements, strict=True))
     checks = [_verdict(problem, name, "reference", "pass", expected, reference, dtype)]
     for check, outputs in _wrong_outputs(inputs, reference):
         checks.append(_verdict(problem, name, check, "fail", expected, outputs, dtype))

@@ -2,7 +2,8 @@
 outputs in the judge's private memory.
 
 Every draw writes fresh values into a set's inputs, computes the reference from them into private memory,
-and poisons the set's outputs and snapshots with NaN. The launcher sees the arena, never `expected`.
+and poisons the set's outputs and snapshots (NaN in float buffers, all-ones bits in integer ones). The
+launcher sees the arena, never `expected`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from problems.base import DType, Problem, TestCase
+from problems.verification import poison
 from runner.shared_buffers import SharedArena, align
 
 if TYPE_CHECKING:
@@ -51,10 +53,12 @@ class CaseBuffers:
             return torch.Generator(device=device).manual_seed(seed % (1 << 62))
 
         sample = tuple(t.contiguous() for t in case["create_inputs"](generator(0)))
-        expected = problem.reference_outputs(sample)
-        out_dtype = torch_dtype(problem.output_dtype(dtype))
+        expected = problem.reference_outputs(sample, problem.get_extra_params(case))
         in_specs = [(tuple(t.shape), t.dtype) for t in sample]
-        out_specs = [(tuple(e.shape), out_dtype) for e in expected]
+        out_specs = [
+            (tuple(e.shape), torch_dtype(element))
+            for e, element in zip(expected, problem.output_elements(dtype), strict=True)
+        ]
         offset = 0
         layout: list[dict[str, list[Any]]] = []
 
@@ -80,14 +84,15 @@ class CaseBuffers:
         return {"size": self.arena.size, "sets": self.layout, "extras": self.problem.get_extra_params(self.case)}
 
     def draw(self, k: int, seed: int) -> None:
-        """Fresh inputs for set k from `seed`, their reference outputs, and NaN in outputs and snapshots."""
+        """Fresh inputs for set k from `seed`, their reference outputs, and poison in outputs and snapshots."""
         s = self.sets[k]
         fresh = self.case["create_inputs"](self.generator(seed))
         for view, value in zip(s.inputs, fresh, strict=True):
             view.copy_(value)
-        s.expected = [e.clone() for e in self.problem.reference_outputs(tuple(s.inputs))]
+        extras = self.problem.get_extra_params(self.case)
+        s.expected = [e.clone() for e in self.problem.reference_outputs(tuple(s.inputs), extras)]
         for buf in (*s.outputs, *s.snapshots):
-            buf.fill_(float("nan"))
+            poison(buf)
         s.draws += 1
 
     def draw_next(self, k: int, seed: int, index: int) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from problems.base import DeviceKind, Problem, TestCase
 from problems.registry import UnknownProblemError, get_problem, load_problem_source
-from problems.verification import describe_mismatch
+from problems.verification import describe_mismatch, is_poisoned
 from runner.api import (
     CaseTiming,
     ErrorInfo,
@@ -277,19 +277,20 @@ def _run_test(ev: Evaluation, link: LauncherLink, case: TestCase, index: int, se
         _sync(ev)
         test_set = buffers.sets[0]
         passed, details = _verify(ev, test_set.expected, test_set.outputs)
-        unwritten = not passed and all(bool(o.isnan().all()) for o in test_set.outputs)
+        unwritten = not passed and all(is_poisoned(o) for o in test_set.outputs)
     finally:
         buffers.close()
     message = "passed" if passed else describe_mismatch(details)
     if unwritten and returned_tensor:
         message = (
-            "solution returned a tensor but never wrote the output (every element is still the NaN it was filled "
-            "with). Write the result into the output tensor, e.g. `output.copy_(result)`, instead of returning it."
+            "solution returned a tensor but never wrote the output (every element still holds the NaN, or all-ones "
+            "bits, it was filled with). Write the result into the output tensor, e.g. `output.copy_(result)`, "
+            "instead of returning it."
         )
     elif unwritten:
         message = (
-            "the output was never written (every element is still the NaN it was filled with). Write the result "
-            f"into the output tensor in place. {message}"
+            "the output was never written (every element still holds the NaN, or all-ones bits, it was filled "
+            f"with). Write the result into the output tensor in place. {message}"
         )
     return TestOutcome(
         index=index, name=case["name"], dims=list(case["dims"]), passed=passed, message=message, details=details

@@ -107,7 +107,7 @@ class Launcher:
 
         for spec in message["sets"]:
             inputs, outputs, snapshots = views(spec["inputs"]), views(spec["outputs"]), views(spec["snapshots"])
-            call = self.solution.bind(inputs, outputs, message["extras"])
+            call = self.solution.bind(self.problem, inputs, outputs, message["extras"], self.device)
             self.sets.append(CallSet.of(call, outputs, snapshots))
         if self.device == "cuda" and message.get("reset_l2"):
             from runner.measure.gpu import reset_persisting_l2

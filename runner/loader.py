@@ -43,10 +43,25 @@ class Solution:
     _call: Callable[..., Any]
     _convert: Callable[[Sequence[Any]], list[Any]]
 
-    def bind(self, inputs: Sequence[torch.Tensor], outputs: Sequence[torch.Tensor], extras: Sequence[Any]) -> BoundCall:
-        args = self._convert([*inputs, *outputs, *extras])
+    def bind(
+        self,
+        problem: Problem,
+        inputs: Sequence[torch.Tensor],
+        outputs: Sequence[torch.Tensor],
+        extras: Sequence[Any],
+        device: str,
+    ) -> BoundCall:
+        """The call with its arguments in the problem's ABI order; constant arrays become device tensors."""
+        from problems.inputs import constant_arrays
+
+        values = problem.arguments(inputs, outputs, constant_arrays(problem, extras, device))
+        args = self._convert(values)
         call = self._call
         return lambda: call(*args)
+
+    def call(self, values: Sequence[Any]) -> object:
+        """One call with `values` in ABI order (for the library's own checks; the judge binds instead)."""
+        return self._call(*self._convert(values))
 
 
 def load_python_solution(path: Path, module_name: str = "submission") -> Solution:

@@ -1,0 +1,6 @@
+# Broken: compares the wrong way round, so it finds the smallest value instead of the largest.
+import torch
+
+
+def solution(input: torch.Tensor, dim: int, output: torch.Tensor, shape: torch.Tensor, ndim: int) -> None:
+    output.copy_(torch.argmin(input, dim=dim).to(torch.int32))
