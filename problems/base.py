@@ -19,7 +19,7 @@ DType = Literal["float32", "float16", "bfloat16"]
 DTYPES: tuple[DType, ...] = ("float32", "float16", "bfloat16")
 # Element types a buffer may have regardless of the problem's dtype (indices, bytes, words, fp8 scales).
 Element = Literal[
-    "float32", "float16", "bfloat16", "float8_e4m3", "int32", "int64", "uint8", "uint32", "uint64", "size_t"
+    "float32", "float16", "bfloat16", "float8_e4m3", "int8", "int32", "int64", "uint8", "uint32", "uint64", "size_t"
 ]
 ScalarType = Literal["size_t", "int", "float", "uint64_t", "int64_t", "uint32_t"]
 DeviceKind = Literal["gpu", "cpu"]
@@ -32,6 +32,7 @@ C_TYPES: dict[str, str] = {
     "float16": "__half",
     "bfloat16": "__nv_bfloat16",
     "float8_e4m3": "__nv_fp8_e4m3",
+    "int8": "int8_t",
     "int32": "int",
     "int64": "long long",
     "uint8": "uint8_t",
@@ -43,6 +44,7 @@ C_HEADERS: dict[str, str] = {
     "float16": "cuda_fp16.h",
     "bfloat16": "cuda_bf16.h",
     "float8_e4m3": "cuda_fp8.h",
+    "int8": "cstdint",
     "uint8": "cstdint",
     "uint32": "cstdint",
     "uint64": "cstdint",
@@ -52,6 +54,7 @@ ELEMENT_BYTES: dict[str, int] = {
     "float16": 2,
     "bfloat16": 2,
     "float8_e4m3": 1,
+    "int8": 1,
     "int32": 4,
     "int64": 8,
     "uint8": 1,
@@ -65,6 +68,7 @@ TORCH_NAMES: dict[str, str] = {
     "float16": "float16",
     "bfloat16": "bfloat16",
     "float8_e4m3": "float8_e4m3fn",
+    "int8": "int8",
     "int32": "int32",
     "int64": "int64",
     "uint8": "uint8",
@@ -81,6 +85,7 @@ _CTYPES_ELEMENT: dict[str, Any] = {
     "float16": ctypes.c_uint16,
     "bfloat16": ctypes.c_uint16,
     "float8_e4m3": ctypes.c_uint8,
+    "int8": ctypes.c_int8,
     "int32": ctypes.c_int32,
     "int64": ctypes.c_int64,
     "uint8": ctypes.c_uint8,
