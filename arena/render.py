@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from runner.api import ErrorInfo, JobEvent, SubmissionResult
+from runner.api import CaseTiming, ErrorInfo, JobEvent, SubmissionResult
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None) -> str:
@@ -68,9 +68,14 @@ class ProgressPrinter:
             t = event.timing
             return (
                 f"  benchmark {event.index + 1}/{event.count} {t.name}: "  # type: ignore[operator]
-                f"{format_duration_us(t.runtime_median_us)}, {format_rate(t.gflops)} GFLOPS ({t.samples} samples)"
+                f"{format_duration_us(t.runtime_median_us)}, {case_rate(t)} ({t.samples} samples)"
             )
         return None
+
+
+def case_rate(timing: CaseTiming) -> str:
+    """A case's rate in the unit that means something for it: GB/s where it does no arithmetic."""
+    return f"{format_rate(timing.gbps)} GB/s" if timing.flops == 0 else f"{format_rate(timing.gflops)} GFLOPS"
 
 
 def render_error(error: ErrorInfo) -> str:
@@ -89,7 +94,7 @@ def render_result(result: SubmissionResult) -> str:
                 t.name,
                 format_duration_us(t.runtime_median_us),
                 format_duration_us(t.runtime_mean_us),
-                format_rate(t.gflops),
+                format_rate(t.gflops) if t.flops else "-",
                 format_rate(t.gbps),
                 str(t.samples),
                 f"{t.cv * 100:.2f}%" if t.cv >= 0 else "-",
@@ -98,10 +103,16 @@ def render_result(result: SubmissionResult) -> str:
         ]
         headers = ["case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV"]
         lines += ["", table(headers, rows), ""]
-        lines.append(
-            f"geometric mean: {format_rate(result.geomean_gflops)} GFLOPS, {format_rate(result.geomean_gbps)} GB/s"
-            f"   (arithmetic mean: {format_rate(result.mean_gflops)} GFLOPS)"
-        )
+        if result.score_metric == "gbps":
+            lines.append(
+                f"geometric mean: {format_rate(result.geomean_gbps)} GB/s (scored on bandwidth)"
+                f"   (arithmetic mean: {format_rate(result.mean_gbps)} GB/s)"
+            )
+        else:
+            lines.append(
+                f"geometric mean: {format_rate(result.geomean_gflops)} GFLOPS, {format_rate(result.geomean_gbps)} GB/s"
+                f"   (arithmetic mean: {format_rate(result.mean_gflops)} GFLOPS)"
+            )
         lines.append(f"timing method: {result.timings[0].method}")
     elif result.tests and result.status == "passed":
         lines.append(f"all {len(result.tests)} test cases passed")

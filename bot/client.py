@@ -77,7 +77,7 @@ class ArenaBot(commands.Bot):
         self.pool = store.pool
         if settings.sync_builtin_problems:
             for p in builtin_problems().values():
-                await sync_problem(self.pool, ProblemSpec(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric))
+                await sync_problem(self.pool, ProblemSpec.builtin(p))
         session = await self._resources.enter_async_context(aiohttp.ClientSession())
         self.runners = await build_runners(settings, session)
         self._resources.push_async_callback(self.runners.aclose)

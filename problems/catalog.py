@@ -13,8 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from problems.base import DTYPES, DeviceKind, DType, Param, Problem, TestCase
-from problems.registry import builtin_problems
-from problems.starter import STARTER_LANGUAGES, StarterLanguage, generate_starter, starter_filename
+from problems.registry import builtin_problems, canonical_slug
+from problems.starter import (
+    STARTER_LANGUAGES,
+    StarterLanguage,
+    generate_starter,
+    starter_filename,
+    tolerance_summary,
+)
 
 _STATIC_FIELDS = ("slug", "title", "description", "difficulty", "flops_formula", "bytes_formula", "score_metric")
 
@@ -31,6 +37,7 @@ class CaseInfo:
     dims: tuple[int, ...]
     gflop: float
     megabytes: float
+    shapes: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class ProblemInfo:
     c_signature: str
     python_signature: str
     builtin: bool
+    checked: str = ""
+    aliases: tuple[str, ...] = ()
     gpu_cases: tuple[CaseInfo, ...] = field(default=())
     cpu_cases: tuple[CaseInfo, ...] = field(default=())
 
@@ -67,11 +76,25 @@ def _signatures(problem: Problem) -> tuple[str, str]:
 
 
 def _cases(problem: Problem, kind: DeviceKind) -> tuple[CaseInfo, ...]:
-    cases: list[TestCase] = problem.generate_test_cases("float32", kind)
+    dtype = problem.dtypes[0]
+    cases: list[TestCase] = problem.generate_test_cases(dtype, kind)
     return tuple(
-        CaseInfo(c["name"], tuple(c["dims"]), problem.get_flops(c) / 1e9, problem.get_bytes(c, "float32") / 1e6)
+        CaseInfo(
+            c["name"],
+            tuple(c["dims"]),
+            problem.get_flops(c) / 1e9,
+            problem.get_bytes(c, dtype) / 1e6,
+            shape_text(problem.buffer_shapes(c)),
+        )
         for c in cases
     )
+
+
+def shape_text(shapes: dict[str, tuple[int, ...]] | None) -> str:
+    """`input [1000×1003], output [1000]`: a case's buffer shapes in a line (empty when not stated)."""
+    if not shapes:
+        return ""
+    return ", ".join(f"{name} [{'×'.join(map(str, shape)) or 'scalar'}]" for name, shape in shapes.items())
 
 
 def describe_problem(problem: Problem, *, builtin: bool, with_cases: bool = True) -> ProblemInfo:
@@ -90,6 +113,8 @@ def describe_problem(problem: Problem, *, builtin: bool, with_cases: bool = True
         c_signature=c_signature,
         python_signature=python_signature,
         builtin=builtin,
+        checked=tolerance_summary(problem, problem.dtypes[0]),
+        aliases=tuple(problem.aliases),
         gpu_cases=_cases(problem, "gpu") if with_cases else (),
         cpu_cases=_cases(problem, "cpu") if with_cases else (),
     )
@@ -97,7 +122,7 @@ def describe_problem(problem: Problem, *, builtin: bool, with_cases: bool = True
 
 def builtin_info(slug: str) -> ProblemInfo | None:
     """The description of the built-in problem `slug`, or None when no built-in has that slug."""
-    problem = builtin_problems().get(slug)
+    problem = builtin_problems().get(canonical_slug(slug))
     return describe_problem(problem, builtin=True) if problem is not None else None
 
 
@@ -224,7 +249,7 @@ def starter(slug: str, source: str | None, language: StarterLanguage, dtype: DTy
     """(file name, text) of a starter solution for the problem stored as `slug`."""
     if language not in STARTER_LANGUAGES:
         raise CatalogError(f"`{language}` is not a starter language; choose one of {', '.join(STARTER_LANGUAGES)}")
-    problem = builtin_problems().get(slug) if source is None else static_problem(source)
+    problem = builtin_problems().get(canonical_slug(slug)) if source is None else static_problem(source)
     if problem is None:
         raise CatalogError(f"`{slug}` is neither built in nor stored with its module")
     if dtype not in problem.dtypes:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from arena.render import table
 from bot.core.errors import UserFacingError
-from problems.base import DTYPES, Problem
+from problems.base import DTYPES, DType, Problem, TestCase
+from problems.catalog import shape_text
 from problems.registry import UnknownProblemError, builtin_problems, get_problem
-from problems.starter import STARTER_LANGUAGES, generate_starter
+from problems.starter import STARTER_LANGUAGES, generate_starter, param_summary, tolerance_summary
 
 
 def find_problem(slug: str) -> Problem:
@@ -37,40 +38,69 @@ def write_output(path: Path, text: str, suggested_name: str = "solution.cu") -> 
         raise UserFacingError(f"Cannot write {path}: {exc.strerror}. Choose a file you may write.") from exc
 
 
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+
+
 def cmd_problems(args: argparse.Namespace) -> int:
-    rows = [
-        [p.slug, p.title, p.difficulty, ", ".join(p.tags), ", ".join(p.dtypes)] for p in builtin_problems().values()
+    listed = [
+        p
+        for p in builtin_problems().values()
+        if (args.category is None or p.tags[:1] == (args.category,))
+        and (args.difficulty is None or p.difficulty == args.difficulty)
     ]
-    print(table(["slug", "title", "difficulty", "tags", "dtypes"], rows, align="lllll"))
+    if not listed:
+        categories = sorted({p.tags[0] for p in builtin_problems().values() if p.tags})
+        raise UserFacingError(f"No problem matches. Categories: {', '.join(categories)}.")
+    listed.sort(key=lambda p: (p.tags[:1], DIFFICULTY_ORDER.get(p.difficulty, 9), p.slug))
+    rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, ", ".join(p.dtypes)] for p in listed]
+    print(table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll"))
+    print(f"\n{len(listed)} problems. `arena show SLUG` describes one; `arena starter SLUG` writes a template.")
     return 0
+
+
+def _signature_line(problem: Problem, language: str, dtype: DType) -> str:
+    starter = generate_starter(problem, language, dtype)  # type: ignore[arg-type]
+    prefix = 'extern "C"' if language == "cuda" else "def solution"
+    return next(line for line in starter.splitlines() if line.startswith(prefix)).rstrip(" {:")
+
+
+def _shape_text(problem: Problem, case: TestCase) -> str:
+    return shape_text(problem.buffer_shapes(case)) or "×".join(str(d) for d in case["dims"])
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     problem = find_problem(args.slug)
+    dtype: DType = args.dtype or problem.dtypes[0]
+    check_dtype(problem, dtype)
+    aliases = f" · also called {', '.join(problem.aliases)}" if problem.aliases else ""
     print(f"{problem.title} ({problem.slug}, v{problem.version}) · {problem.difficulty} · {', '.join(problem.tags)}")
+    print(f"dtypes: {', '.join(problem.dtypes)}{aliases}")
     print()
     print(problem.description)
     print()
-    print("Signature (CUDA, float32):")
-    signature = generate_starter(problem, "cuda", "float32")
-    print("  " + next(line for line in signature.splitlines() if line.startswith('extern "C"')).rstrip(" {"))
+    print(f"CUDA ({dtype}):\n  {_signature_line(problem, 'cuda', dtype)}")
+    print(f"Python:\n  {_signature_line(problem, 'python', dtype)}")
+    print("Parameters, in order:")
+    for p in problem.ordered_parameters():
+        print(f"  {p.name}: {param_summary(p, dtype)}")
     print(f"FLOPs: {problem.flops_formula}")
     print(f"Bytes: {problem.bytes_formula}")
-    print(f"Scored by: geometric-mean {'GFLOPS' if problem.score_metric == 'gflops' else 'GB/s'}")
-    print(f"Dtypes: {', '.join(problem.dtypes)}")
+    print(f"Checked: {tolerance_summary(problem, dtype)}")
+    metric = "GFLOPS" if problem.score_metric == "gflops" else "GB/s"
+    print(f"Ranked by: geometric mean of {metric} over the GPU cases (higher is better)")
     for kind in ("gpu", "cpu"):
-        cases = problem.generate_test_cases("float32", kind)
+        cases = problem.generate_test_cases(dtype, kind)
         rows = [
             [
                 c["name"],
-                "×".join(str(d) for d in c["dims"]),
+                _shape_text(problem, c),
                 f"{problem.get_flops(c) / 1e9:.4g}",
-                f"{problem.get_bytes(c, 'float32') / 1e6:.4g}",
+                f"{problem.get_bytes(c, dtype) / 1e6:.4g}",
             ]
             for c in cases
         ]
-        print(f"\nTest cases ({kind.upper()}):")
-        print(table(["case", "dims", "GFLOP", "MB (fp32)"], rows))
+        print(f"\nTest cases ({kind.upper()}, {dtype}):")
+        print(table(["case", "tensor shapes", "GFLOP", "MB"], rows, align="llrr"))
     return 0
 
 
@@ -87,11 +117,14 @@ def cmd_starter(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("problems", help="list the problems")
+    p = sub.add_parser("problems", help="list the problems by category and difficulty")
+    p.add_argument("--category", help="only this category (the first tag), such as matmul or reduction")
+    p.add_argument("--difficulty", choices=sorted(DIFFICULTY_ORDER, key=DIFFICULTY_ORDER.__getitem__))
     p.set_defaults(func=cmd_problems)
 
-    p = sub.add_parser("show", help="describe a problem: signature, test cases, FLOP formula")
+    p = sub.add_parser("show", help="describe a problem: signatures, tensor shapes per case, formulas, tolerance")
     p.add_argument("slug")
+    p.add_argument("--dtype", choices=DTYPES, help="show this dtype (default: the problem's first)")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("starter", help="print starter code for a problem")

@@ -160,7 +160,7 @@ def _run_recorded(
             f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
         ) from exc
     local = LocalSubmission(
-        problem=ProblemSpec.of(problem),
+        problem=ProblemSpec.builtin(problem),
         file_name=path.name,
         data=data,
         dtype=args.dtype,

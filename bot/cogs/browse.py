@@ -23,7 +23,7 @@ from bot.cogs._common import (
 )
 from bot.core import browse
 from bot.core.errors import InvalidOptionError
-from bot.ui.pages import LeaderboardPages, render_problem, render_problem_list
+from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, render_problem
 from bot.ui.views import Paginator
 
 if TYPE_CHECKING:
@@ -70,7 +70,10 @@ class BrowseCog(commands.Cog):
     async def problems(self, interaction: discord.Interaction) -> None:
         await defer(interaction, public=True)
         entries = await browse.list_problems(self.bot.pool)
-        await answer(interaction, embed=render_problem_list(entries))
+        source = StaticPages(problem_list_pages(entries))
+        view = Paginator(source, interaction.user.id, self.bot.settings.view_timeout_s)
+        mark_answered(interaction)
+        await view.start(interaction, await source.get_page(0))
 
     @app_commands.command(name="problem", description="A problem's description, signature, test cases and FLOP formula")
     @app_commands.describe(slug="the problem")

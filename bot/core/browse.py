@@ -13,7 +13,7 @@ import asyncpg
 
 from bot.core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from bot.core.leaderboard import Board, get_leaderboard, get_rank
-from bot.core.problems import SLUG, require_problem
+from bot.core.problems import SLUG, find_problem, require_problem
 from bot.core.ratelimit import remaining
 from bot.core.submissions import MODES, get_submission
 from bot.db import jobs, leaderboard, problems, submissions, users
@@ -129,7 +129,7 @@ async def board_gpu_types(pool: asyncpg.Pool, slug: str) -> list[str]:
     """GPU types that have a board for `slug` (for autocomplete); empty for an unknown slug."""
     if not SLUG.fullmatch(slug):
         return []
-    stored = await problems.get_problem(pool, slug)
+    stored = await find_problem(pool, slug)
     if stored is None:
         return []
     return sorted({b.gpu_type for b in await leaderboard.boards(pool, stored.problem_id, stored.version)})

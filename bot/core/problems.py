@@ -24,6 +24,7 @@ from bot.core.errors import (
 )
 from bot.db import problems
 from bot.db.pool import Conn
+from problems.registry import canonical_slug
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,10 @@ class ProblemLike(Protocol):
     score_metric: str
 
 
+class BuiltinProblem(ProblemLike, Protocol):
+    aliases: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class ProblemSpec:
     """A problem version to register: `source` is the module text, or None for a problem built into runners."""
@@ -90,6 +95,8 @@ class ProblemSpec:
     dtypes: tuple[str, ...]
     score_metric: str = "gflops"
     source: str | None = None
+    # Former slugs: a stored problem under one of them is renamed to `slug`, keeping its versions and boards.
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_new_problem(self.slug, self.title)
@@ -97,6 +104,12 @@ class ProblemSpec:
     @classmethod
     def of(cls, problem: ProblemLike, source: str | None = None) -> ProblemSpec:
         return cls(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric, source)
+
+    @classmethod
+    def builtin(cls, problem: BuiltinProblem) -> ProblemSpec:
+        """The spec of a problem built into runners, with its former slugs."""
+        p = problem
+        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, None, tuple(p.aliases))
 
 
 async def unknown_problem(conn: Conn, slug: str) -> UnknownProblemError:
@@ -106,11 +119,18 @@ async def unknown_problem(conn: Conn, slug: str) -> UnknownProblemError:
     return UnknownProblemError(f"There is no problem called `{shown(slug)}`.{hint}")
 
 
+async def find_problem(conn: Conn, slug: str, version: int | None = None) -> problems.ProblemVersion | None:
+    """`slug` at `version` (default: current); a former slug of a built-in problem finds the problem it became."""
+    renamed = canonical_slug(slug)
+    found = await problems.get_problem(conn, renamed, version) if renamed != slug else None
+    return found or await problems.get_problem(conn, slug, version)
+
+
 async def require_problem(conn: Conn, slug: str, version: int | None = None) -> problems.ProblemVersion:
     """`slug` at `version` (default: current), or UnknownProblemError naming close matches."""
     if not SLUG.fullmatch(check_slug(slug)):
         raise await unknown_problem(conn, slug)  # no problem has such a name: the store need not be asked
-    found = await problems.get_problem(conn, slug, version)
+    found = await find_problem(conn, slug, version)
     if found is None:
         if version is not None and await problems.get_problem(conn, slug) is not None:
             raise UnknownProblemError(f"`{slug}` has no version {version}.")
@@ -143,6 +163,13 @@ async def sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.Proble
 async def _sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:
     async with pool.acquire() as conn, conn.transaction():
         current = await problems.lock_problem(conn, spec.slug)
+        for alias in spec.aliases if current is None else ():
+            former = await problems.lock_problem(conn, alias)
+            if former is not None:
+                log.info("problem %s is now called %s", alias, spec.slug)
+                await problems.rename_problem(conn, former.problem_id, spec.slug)
+                current = await problems.lock_problem(conn, spec.slug)
+                break
         if current is None:
             log.info("registering problem %s v%d", spec.slug, spec.version)
             return await problems.create_problem(

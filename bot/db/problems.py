@@ -126,6 +126,11 @@ async def lock_problem(conn: Conn, slug: str) -> ProblemVersion | None:
     return problem_version(row) if row else None
 
 
+async def rename_problem(conn: Conn, problem_id: int, slug: str) -> None:
+    """Give a problem a new slug; its versions, submissions and boards stay with it (they hold its id)."""
+    await conn.execute("UPDATE problems SET slug = $2, updated_at = now() WHERE id = $1", problem_id, slug)
+
+
 async def latest_version(conn: Conn, problem_id: int) -> int:
     return int(await conn.fetchval("SELECT max(version) FROM problem_versions WHERE problem_id = $1", problem_id))
 

@@ -167,9 +167,14 @@ def _event_line(event: JobEvent) -> str | None:
         t = event.timing
         return (
             f"⏱️ benchmark {event.index + 1}/{event.count} `{clip(t.name, 60)}`: "
-            f"{format_runtime(t.runtime_median_us)}, {format_rate(t.gflops)} GFLOPS"
+            f"{format_runtime(t.runtime_median_us)}, {case_rate(t)}"
         )
     return None
+
+
+def case_rate(timing: CaseTiming) -> str:
+    """A case's rate in the unit that means something for it: GB/s where it does no arithmetic."""
+    return f"{format_rate(timing.gbps)} GB/s" if timing.flops == 0 else f"{format_rate(timing.gflops)} GFLOPS"
 
 
 def progress_lines(events: list[JobEvent]) -> list[str]:

@@ -30,24 +30,63 @@ def _unit(metric: str) -> str:
     return "GFLOPS" if metric == "gflops" else "GB/s"
 
 
-def render_problem_list(entries: list[ProblemEntry]) -> discord.Embed:
-    """Problems grouped by category, easiest first; closed ones marked."""
-    embed = discord.Embed(title="Problems", colour=COLOUR_INFO)
+LIST_LEGEND = "🟢 easy · 🟡 medium · 🔴 hard. `/problem <slug>` describes one; `/starter` gives a template."
+# Lines of the problem list per page: well inside an embed's 6000 characters and readable on a phone.
+PROBLEM_LINES_PER_PAGE = 24
+
+
+def _problem_line(e: ProblemEntry) -> str:
+    closed = " *(closed)*" if not e.stored.enabled else ""
+    mark = DIFFICULTY_MARK.get(e.difficulty, "⚪")
+    return f"{mark} `{e.stored.slug}` {clip(e.stored.title, 50)}{closed}"
+
+
+def problem_list_pages(entries: list[ProblemEntry], per_page: int = PROBLEM_LINES_PER_PAGE) -> list[discord.Embed]:
+    """The problem list as pages: grouped by category, easiest first; a category cut by a page break goes on
+    with "(continued)"; closed problems are marked."""
     if not entries:
+        embed = discord.Embed(title="Problems", colour=COLOUR_INFO)
         embed.description = "No problems yet. A moderator adds them with `/mod problem-add`."
-        return embed
-    embed.description = "🟢 easy · 🟡 medium · 🔴 hard. `/problem <slug>` describes one; `/starter` gives a template."
+        return [embed]
+    chunks: list[list[tuple[str, list[str]]]] = [[]]
+    used = 0
     for category, group in groupby(entries, key=lambda e: e.category):
-        lines = []
-        for e in group:
-            closed = " *(closed)*" if not e.stored.enabled else ""
-            mark = DIFFICULTY_MARK.get(e.difficulty, "⚪")
-            lines.append(f"{mark} `{e.stored.slug}` {clip(e.stored.title, 60)}{closed}")
-        if len(embed.fields) < MAX_FIELDS:
-            embed.add_field(
-                name=clip(category, FIELD_NAME_LIMIT), value=clip("\n".join(lines), FIELD_LIMIT), inline=False
-            )
-    return fit(embed)
+        lines = [_problem_line(e) for e in group]
+        first = True
+        while lines:
+            if used >= per_page or len(chunks[-1]) >= MAX_FIELDS:
+                chunks.append([])
+                used = 0
+            take = lines[: per_page - used]
+            lines = lines[len(take) :]
+            chunks[-1].append((category if first else f"{category} (continued)", take))
+            used += len(take)
+            first = False
+    pages = []
+    for number, chunk in enumerate(chunks, start=1):
+        embed = discord.Embed(title=f"Problems · {len(entries)} in all", colour=COLOUR_INFO)
+        embed.description = LIST_LEGEND
+        for name, lines in chunk:
+            embed.add_field(name=clip(name, FIELD_NAME_LIMIT), value=clip("\n".join(lines), FIELD_LIMIT), inline=False)
+        embed.set_footer(text=f"page {number} of {len(chunks)}")
+        pages.append(fit(embed))
+    return pages
+
+
+def render_problem_list(entries: list[ProblemEntry]) -> discord.Embed:
+    """The first page of the problem list."""
+    return problem_list_pages(entries)[0]
+
+
+class StaticPages:
+    """A PageSource over embeds made in advance."""
+
+    def __init__(self, embeds: list[discord.Embed]) -> None:
+        self._embeds = embeds
+
+    async def get_page(self, index: int) -> Page:
+        index = min(index, len(self._embeds) - 1)
+        return Page(self._embeds[index], index, index + 1 < len(self._embeds))
 
 
 def _cases_table(cases: tuple[CaseInfo, ...]) -> str:
@@ -77,10 +116,17 @@ def render_problem(entry: ProblemEntry) -> discord.Embed:
     embed.add_field(name="Python", value=f"```py\n{escape_code(info.python_signature, 900)}: ...\n```", inline=False)
     embed.add_field(name="FLOPs", value=clip(info.flops_formula, FIELD_LIMIT))
     embed.add_field(name="Bytes", value=clip(info.bytes_formula, FIELD_LIMIT))
-    embed.add_field(name="Scored by", value=f"geometric-mean {_unit(stored.score_metric)}")
+    embed.add_field(name="Ranked by", value=f"geometric-mean {_unit(stored.score_metric)} (higher is better)")
     embed.add_field(name="Dtypes", value=", ".join(stored.dtypes))
+    if info.checked:
+        embed.add_field(name="Checked", value=clip(info.checked, FIELD_LIMIT), inline=False)
     if info.gpu_cases:
         embed.add_field(name="Test cases (GPU)", value=_cases_table(info.gpu_cases), inline=False)
+        largest = info.gpu_cases[-1]
+        if largest.shapes:
+            embed.add_field(
+                name=f"Shapes ({clip(largest.name, 60)})", value=clip(largest.shapes, FIELD_LIMIT), inline=False
+            )
     if info.cpu_cases:
         embed.add_field(name="Test cases (CPU runner)", value=_cases_table(info.cpu_cases), inline=False)
     if not info.builtin:

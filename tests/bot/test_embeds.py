@@ -27,7 +27,14 @@ from bot.ui.embeds import (
     render_user_error,
 )
 from bot.ui.moderation import render_admission, render_runners
-from bot.ui.pages import render_leaderboard, render_problem, render_problem_list, render_stats
+from bot.ui.pages import (
+    PROBLEM_LINES_PER_PAGE,
+    problem_list_pages,
+    render_leaderboard,
+    render_problem,
+    render_problem_list,
+    render_stats,
+)
 from problems.catalog import builtin_info
 from runner import api
 from runner.api import (
@@ -166,8 +173,16 @@ def _problem(slug: str, enabled: bool = True, title: str = "T") -> ProblemVersio
     return ProblemVersion(1, slug, title, enabled, 1, 1, None, ("float32",), "gflops", NOW)
 
 
-def test_problem_pages_fit() -> None:
+def test_problem_pages_fit_and_list_every_problem_once() -> None:
     entries = [ProblemEntry(_problem(f"p{i}", i % 2 == 0, LONG[:200]), builtin_info("matmul")) for i in range(300)]
+    pages = problem_list_pages(entries)
+    assert len(pages) == 300 // PROBLEM_LINES_PER_PAGE + (300 % PROBLEM_LINES_PER_PAGE > 0)
+    listed = []
+    for page in pages:
+        assert_fits(page)
+        listed += [line.split("`")[1] for f in page.fields for line in f.value.splitlines()]
+    assert listed == [f"p{i}" for i in range(300)]
+    assert pages[1].fields[0].name.endswith("(continued)")
     assert_fits(render_problem_list(entries))
     embed = render_problem(ProblemEntry(_problem("matmul"), builtin_info("matmul")))
     assert_fits(embed)
