@@ -57,7 +57,14 @@ class Solution:
         values = problem.arguments(inputs, outputs, constant_arrays(problem, extras, device))
         args = self._convert(values)
         call = self._call
-        return lambda: call(*args)
+
+        def bound() -> object:
+            # `values` is named here so that the constant arrays live as long as the call: a CUDA solution gets
+            # only their addresses, and a freed array's memory is soon reused.
+            _ = values
+            return call(*args)
+
+        return bound
 
     def call(self, values: Sequence[Any]) -> object:
         """One call with `values` in ABI order (for the library's own checks; the judge binds instead)."""
