@@ -13,7 +13,12 @@ FILE_EXTENSIONS: dict[StarterLanguage, str] = {"cuda": ".cu", "python": ".py", "
 
 def starter_filename(problem: Problem, language: StarterLanguage) -> str:
     suffix = "_triton" if language == "triton" else ""
-    return f"{problem.slug}{suffix}{FILE_EXTENSIONS[language]}"
+    return f"{_identifier(problem)}{suffix}{FILE_EXTENSIONS[language]}"
+
+
+def _identifier(problem: Problem) -> str:
+    """The slug as a C and Python identifier: `matrix-multiplication` -> `matrix_multiplication`."""
+    return problem.slug.replace("-", "_")
 
 
 def generate_starter(problem: Problem, language: StarterLanguage, dtype: DType = "float32") -> str:
@@ -138,7 +143,7 @@ def _triton_starter(problem: Problem, dtype: DType) -> str:
             "",
             "",
             "@triton.jit",
-            f"def {problem.slug}_kernel({kernel_args}, BLOCK_SIZE: tl.constexpr):",
+            f"def {_identifier(problem)}_kernel({kernel_args}, BLOCK_SIZE: tl.constexpr):",
             "    pid = tl.program_id(axis=0)",
             "    # TODO: load a block of the inputs, compute, and tl.store the result.",
             "",
@@ -146,7 +151,7 @@ def _triton_starter(problem: Problem, dtype: DType) -> str:
             f"def solution({_py_signature(problem)}) -> None:",
             "    BLOCK_SIZE = 1024",
             f"    grid = (triton.cdiv({first_output}.numel(), BLOCK_SIZE),)",
-            f"    {problem.slug}_kernel[grid]({call_args}, BLOCK_SIZE=BLOCK_SIZE)",
+            f"    {_identifier(problem)}_kernel[grid]({call_args}, BLOCK_SIZE=BLOCK_SIZE)",
             "",
         ]
     )
