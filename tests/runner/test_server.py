@@ -160,18 +160,18 @@ def test_the_app_refuses_to_start_without_a_secret(state_dir: Path) -> None:
 
 async def test_validation_admits_a_sound_problem_and_rejects_a_lax_one(state_dir: Path, secret: str) -> None:
     root = Path(__file__).resolve().parents[2]
-    sound = (root / "problems" / "builtin" / "vector_add.py").read_text()
+    sound = (root / "tests" / "bot" / "data" / "vector_sub.py").read_text()
     # The same problem with a verify_result that accepts anything.
     lax = sound.replace(
-        "class VectorAdd(Problem):\n",
-        "class VectorAdd(Problem):\n    def verify_result(self, expected_output, actual_output, dtype):\n"
+        "class VectorSub(Problem):\n",
+        "class VectorSub(Problem):\n    def verify_result(self, expected_output, actual_output, dtype):\n"
         "        return True, {}\n\n",
     )
     assert lax != sound
     async with serve_app(settings_for(state_dir, secret)) as url, RunnerClient(url, secret.encode()) as client:
         report = await client.validate(ValidateRequest(problem_source=sound))
         assert report.ok, [c for c in report.checks if not c.ok]
-        assert report.slug == "vector_add"
+        assert report.slug == "vector_sub"
         assert {"reference", "zeros", "constant", "copy_input", "flops"} <= {c.check for c in report.checks}
 
         report = await client.validate(ValidateRequest(problem_source=lax))

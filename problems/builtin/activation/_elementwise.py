@@ -1,14 +1,14 @@
 """The elementwise activation family: `output[i][j] = f(input[i][j])` over an n×m matrix.
 
-Each problem states its function (`apply`, on float64), its operations per element and, where the signature
-has one, its scalar; the parameters, cases, byte count and FLOP count follow from here.
+Each problem states its function (`apply`, on float64), its operations per element, the spread of its inputs
+and, where the signature has one, its scalar; the parameters, cases, byte count and FLOP count follow from here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import Param
+from problems.base import DType, Param
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -36,12 +36,19 @@ class Activation(KernelProblem):
     # Operations counted per element (the formula's constant).
     flops_per_element: ClassVar[int] = 1
     bytes_formula = "2 · n · m · sizeof(dtype) (read input, write output)"
+    # Standard deviation of the normal inputs: wide enough that saturating functions reach both tails.
+    input_scale: ClassVar[float] = 1.0
 
     def apply(self, x: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
     def reference_solution(self, *args: Any) -> torch.Tensor:
         return self.apply(args[0].double())
+
+    def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+        from problems.inputs import randn
+
+        return (randn(self.shapes(dims)["input"], dtype, gen, scale=self.input_scale),)
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         n, m = dims

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     import torch
 
 
-
 def case_alpha(dims: Dims) -> float:
     """The negative slope of a case: 0.01 to 0.05, set by its sizes, so no single constant passes every case."""
     n, m = dims

@@ -1,0 +1,49 @@
+"""vector-addition: C = A + B over n elements."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from problems.base import Param
+from problems.library import Dims, KernelProblem
+
+if TYPE_CHECKING:
+    import torch
+
+
+class VectorAddition(KernelProblem):
+    slug = "vector-addition"
+    # The seed's `vector_add` had the same ABI (two inputs, the output, n) under other parameter names.
+    aliases = ("vector_add",)
+    version = 1
+    title = "Vector Addition"
+    description = (
+        "Add two vectors of n elements elementwise: `d_output[i] = d_input1[i] + d_input2[i]` for every `i < n`. "
+        "n is not a multiple of any block size in every case."
+    )
+    tags = ("vector", "elementwise", "memory-bound")
+    difficulty = "easy"
+    parameters = (
+        Param("d_input1", "input", doc="n elements"),
+        Param("d_input2", "input", doc="n elements"),
+        Param("d_output", "output", doc="n elements"),
+        Param("n", "scalar", "size_t", "number of elements"),
+    )
+    # A ragged million, then powers of two up to 2^26 (800 MB moved in float32) and a ragged tail on the largest.
+    gpu_cases = ((1_000_003,), (1 << 22,), (1 << 24,), ((1 << 26) + 17,))
+    cpu_cases = ((7,), (1000,), (65_539,))
+    dim_names = ("n",)
+    flops_formula = "n (one add per element)"
+    bytes_formula = "3 · n · sizeof(dtype) (read A and B, write C)"
+
+    def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
+        return {"d_input1": dims, "d_input2": dims, "d_output": dims}
+
+    def extras(self, dims: Dims) -> list[Any]:
+        return list(dims)
+
+    def flops(self, dims: Dims) -> int:
+        return dims[0]
+
+    def reference_solution(self, *args: Any) -> torch.Tensor:
+        return args[0].double() + args[1].double()

@@ -1,0 +1,6 @@
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(input: torch.Tensor, output: torch.Tensor, n: int, m: int, alpha: float) -> None:
+    output.copy_(F.elu(input.float(), alpha))

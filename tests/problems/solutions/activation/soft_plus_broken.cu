@@ -1,0 +1,20 @@
+// Broken: switches to the identity above v = 2, far too early (softplus(2) = 2.127).
+#include <cuda_runtime.h>
+
+__device__ __forceinline__ float soft_plus_of(float v) {
+    return v > 2.0f ? v : log1pf(expf(v));
+}
+
+__global__ void soft_plus_kernel(const float* __restrict__ x, float* __restrict__ y, size_t count) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        y[i] = soft_plus_of(x[i]);
+    }
+}
+
+extern "C" void solution(const float* input, float* output, size_t n, size_t m) {
+    size_t count = n * m;
+    if (count == 0) return;
+    size_t blocks = (count + 255) / 256;
+    if (blocks > 65535 * 8) blocks = 65535 * 8;  // the grid-stride loop covers the rest
+    soft_plus_kernel<<<(unsigned)blocks, 256>>>(input, output, count);
+}
