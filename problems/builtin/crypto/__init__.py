@@ -1,0 +1,1 @@
+"""crypto problems: modular arithmetic over prime fields (finite-field vectors and polynomials, curve points)."""

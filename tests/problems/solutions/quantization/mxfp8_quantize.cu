@@ -1,0 +1,32 @@
+// One thread per block of 32: shared exponent floor(log2(amax)) - 8, then a saturating round-to-nearest-even
+// conversion to E4M3 (which keeps the sign of zero).
+#include <cstdint>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+__global__ void mxfp8_quantize_kernel(const float* __restrict__ a, uint8_t* __restrict__ q,
+                                      uint8_t* __restrict__ scale, size_t nblocks) {
+    size_t blk = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (blk >= nblocks) return;
+    const float* x = a + blk * 32;
+    float amax = 0.0f;
+    for (int j = 0; j < 32; ++j) amax = fmaxf(amax, fabsf(x[j]));
+    int shared = -127;
+    if (amax > 0.0f) {
+        int e;
+        frexpf(amax, &e);  // floor(log2(amax)) = e - 1
+        shared = e - 1 - 8;
+        shared = shared < -127 ? -127 : (shared > 127 ? 127 : shared);
+    }
+    scale[blk] = (uint8_t)(shared + 127);
+    for (int j = 0; j < 32; ++j) {
+        float y = fminf(fmaxf(ldexpf(x[j], -shared), -448.0f), 448.0f);
+        q[blk * 32 + j] = (uint8_t)__nv_cvt_float_to_fp8(y, __NV_SATFINITE, __NV_E4M3);
+    }
+}
+
+extern "C" void solution(const float* a, uint8_t* q, uint8_t* scale, size_t m, size_t k) {
+    size_t nblocks = m * (k / 32);
+    if (nblocks == 0) return;
+    mxfp8_quantize_kernel<<<(unsigned)((nblocks + 127) / 128), 128>>>(a, q, scale, nblocks);
+}
