@@ -1,0 +1,56 @@
+// One block per row: a block-wide maximum, a block-wide sum of exp(x - max), then log(sum) + max - x[target].
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+// The sum of v over the block, returned to every thread. blockDim.x must be a multiple of 32.
+__device__ float block_sum(float v) {
+    __shared__ float warp_totals[32];
+    v = warp_sum(v);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_totals[warp] = v;
+    __syncthreads();
+    v = lane < (int)(blockDim.x >> 5) ? warp_totals[lane] : 0.0f;
+    v = warp_sum(v);
+    __syncthreads();  // the next call may overwrite warp_totals
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+// The maximum of v over the block, returned to every thread. blockDim.x must be a multiple of 32.
+__device__ float block_max(float v) {
+    __shared__ float warp_maxima[32];
+    v = warp_max(v);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) warp_maxima[warp] = v;
+    __syncthreads();
+    v = lane < (int)(blockDim.x >> 5) ? warp_maxima[lane] : -INFINITY;
+    v = warp_max(v);
+    __syncthreads();  // the next call may overwrite warp_maxima
+    return v;
+}
+
+__global__ void cross_entropy_kernel(const float* __restrict__ logits, const int* __restrict__ targets,
+                                     float* __restrict__ loss, size_t v) {
+    const float* row = logits + (size_t)blockIdx.x * v;
+    float mx = -INFINITY;
+    for (size_t j = threadIdx.x; j < v; j += blockDim.x) mx = fmaxf(mx, row[j]);
+    mx = block_max(mx);
+    float sum = 0.0f;
+    for (size_t j = threadIdx.x; j < v; j += blockDim.x) sum += expf(row[j] - mx);
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) loss[blockIdx.x] = logf(sum) + mx - row[targets[blockIdx.x]];
+}
+
+extern "C" void solution(const float* logits, const int* targets, float* loss, size_t B, size_t V) {
+    if (B == 0 || V == 0) return;
+    cross_entropy_kernel<<<(unsigned)B, 256>>>(logits, targets, loss, V);
+}

@@ -1,0 +1,8 @@
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+
+
+def solution(
+    X: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, Y: torch.Tensor, B: int, F: int, D1: int, D2: int
+) -> None:
+    Y.copy_(torch.nn.functional.layer_norm(X.float(), (F, D1, D2), gamma.float(), beta.float(), eps=1e-5))

@@ -1,0 +1,8 @@
+# Broken: takes the mean of squares over the batch dimension (dim 0) instead of over each row's features.
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+
+
+def solution(X: torch.Tensor, Y: torch.Tensor, B: int, N: int) -> None:
+    x = X.float()
+    Y.copy_(x * torch.rsqrt(x.square().mean(dim=0, keepdim=True) + 1e-5))
