@@ -1,0 +1,16 @@
+// Broken: computes the lower triangle but never writes the zeros above the diagonal.
+#include <cuda_runtime.h>
+
+__global__ void lower_trig_kernel(const float* a, const float* b, float* c, size_t n) {
+    const size_t row = blockIdx.y * (size_t)blockDim.y + threadIdx.y;
+    const size_t col = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (row >= n || col >= n || col > row) return;
+    float acc = 0.0f;
+    for (size_t k = col; k <= row; ++k) acc += a[row * n + k] * b[k * n + col];
+    c[row * n + col] = acc;
+}
+
+extern "C" void solution(const float* input_a, const float* input_b, float* output_c, size_t n) {
+    const unsigned tiles = (unsigned)((n + 15) / 16);
+    lower_trig_kernel<<<dim3(tiles, tiles), dim3(16, 16)>>>(input_a, input_b, output_c, n);
+}

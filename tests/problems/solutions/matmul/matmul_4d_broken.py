@@ -1,0 +1,16 @@
+# Broken: takes B as k×l (the sizes in the other order), so it reads B with the wrong row stride.
+# ruff: noqa: N803, E741  (Tensara's parameter names)
+import torch
+
+
+def solution(
+    A: torch.Tensor,
+    B: torch.Tensor,
+    C: torch.Tensor,
+    b: int,
+    i: int,
+    j: int,
+    l: int,
+    k: int,
+) -> None:
+    torch.matmul(A.reshape(b * i * j, l), B.reshape(k, l).T, out=C.view(b * i * j, k))
