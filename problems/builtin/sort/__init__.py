@@ -1,0 +1,1 @@
+"""sort problems: integer sorts and key-value sorts, checked exactly."""

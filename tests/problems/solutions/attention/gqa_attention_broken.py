@@ -1,0 +1,21 @@
+# Broken: maps query head h to key/value head h % Hkv (tiling the heads) instead of h // (Hq / Hkv).
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+    output: torch.Tensor,
+    B: int,
+    Hq: int,
+    Hkv: int,
+    S: int,
+    D: int,
+) -> None:
+    group = Hq // Hkv
+    k = K.float().repeat(1, group, 1, 1)
+    v = V.float().repeat(1, group, 1, 1)
+    output.copy_(F.scaled_dot_product_attention(Q.float(), k, v, is_causal=True))

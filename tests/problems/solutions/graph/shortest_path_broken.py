@@ -1,0 +1,14 @@
+# Broken: always starts from vertex 0 instead of reading `source`.
+import torch
+
+
+def solution(d_adj_matrix: torch.Tensor, source: int, d_distances: torch.Tensor, n: int) -> None:
+    weights = torch.where(d_adj_matrix > 0, d_adj_matrix, float("inf"))
+    dist = torch.full((n,), float("inf"), device=d_adj_matrix.device)
+    dist[0] = 0.0
+    settled = torch.zeros(n, dtype=torch.bool, device=d_adj_matrix.device)
+    for _ in range(n):
+        u = int(torch.where(settled, float("inf"), dist).argmin())
+        settled[u] = True
+        dist = torch.minimum(dist, dist[u] + weights[u])
+    d_distances.copy_(dist)
