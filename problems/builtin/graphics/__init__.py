@@ -1,0 +1,1 @@
+"""graphics problems: image filters on row-major float images."""

@@ -1,0 +1,68 @@
+"""edge-detect: the Sobel gradient magnitude of each interior pixel; border pixels are zero."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from problems.base import DType, Param
+from problems.builtin.graphics._image import CPU_HW, GPU_HW, pixels
+from problems.library import Dims, KernelProblem
+
+if TYPE_CHECKING:
+    import torch
+
+
+class EdgeDetect(KernelProblem):
+    slug = "edge-detect"
+    title = "Edge Detection"
+    description = (
+        "Compute the Sobel edge strength of a single-channel height×width image (row-major, values in [0, 1)). "
+        "For every interior pixel (1 <= y <= height-2, 1 <= x <= width-2), with `p[i][j]` the input, "
+        "`gx = (p[y-1][x+1] + 2·p[y][x+1] + p[y+1][x+1]) - (p[y-1][x-1] + 2·p[y][x-1] + p[y+1][x-1])`, "
+        "`gy = (p[y+1][x-1] + 2·p[y+1][x] + p[y+1][x+1]) - (p[y-1][x-1] + 2·p[y-1][x] + p[y-1][x+1])` and "
+        "`output_image[y][x] = sqrt(gx² + gy²)`. Pixels on the image's border (first and last row and column) "
+        "have no full neighbourhood: write 0 there."
+    )
+    tags = ("graphics", "stencil")
+    difficulty = "easy"
+    dtypes = ("float32",)
+    parameters = (
+        Param("input_image", "input", doc="height×width, row-major"),
+        Param("output_image", "output", doc="height×width, row-major"),
+        Param("height", "scalar", "size_t", "rows"),
+        Param("width", "scalar", "size_t", "columns"),
+    )
+    gpu_cases = GPU_HW
+    cpu_cases = CPU_HW
+    dim_names = ("height", "width")
+    flops_formula = "10 · (height − 2) · (width − 2) (the two gradients' sums, their squares and the root)"
+    bytes_formula = "2 · height · width · sizeof(float)"
+
+    def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
+        return {"input_image": dims, "output_image": dims}
+
+    def extras(self, dims: Dims) -> list[Any]:
+        return list(dims)
+
+    def flops(self, dims: Dims) -> int:
+        h, w = dims
+        return 10 * (h - 2) * (w - 2)
+
+    def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+        return (pixels(dims, gen),)
+
+    def reference_solution(self, *args: Any) -> torch.Tensor:
+        import torch
+
+        p = args[0].double()
+        h, w = p.shape
+
+        def at(dy: int, dx: int) -> torch.Tensor:
+            """The interior's neighbours at offset (dy, dx)."""
+            return p[1 + dy : h - 1 + dy, 1 + dx : w - 1 + dx]
+
+        gx = (at(-1, 1) + 2 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2 * at(0, -1) + at(1, -1))
+        gy = (at(1, -1) + 2 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2 * at(-1, 0) + at(-1, 1))
+        out = torch.zeros_like(p)
+        out[1 : h - 1, 1 : w - 1] = torch.sqrt(gx * gx + gy * gy)
+        return out

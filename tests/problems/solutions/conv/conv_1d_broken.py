@@ -1,0 +1,8 @@
+# Broken: flips the kernel (textbook convolution) where the problem asks for cross-correlation.
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(A: torch.Tensor, B: torch.Tensor, C: torch.Tensor, N: int, K: int) -> None:
+    C.copy_(F.conv1d(A.view(1, 1, N), B.flip(0).view(1, 1, K), padding=K // 2).view(N))

@@ -1,0 +1,14 @@
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(
+    input: torch.Tensor,
+    kernel_size: int,
+    stride: int,
+    padding: int,
+    output: torch.Tensor,
+    H: int,
+) -> None:
+    output.copy_(F.avg_pool1d(input.view(1, 1, H), kernel_size, stride, padding).view(-1))

@@ -1,0 +1,16 @@
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(
+    input: torch.Tensor,
+    kernel_size: int,
+    stride: int,
+    padding: int,
+    output: torch.Tensor,
+    H: int,
+    W: int,
+    D: int,
+) -> None:
+    output.copy_(F.avg_pool3d(input.view(1, 1, H, W, D), kernel_size, stride, padding)[0, 0])

@@ -1,0 +1,16 @@
+# ruff: noqa: N803  (Tensara's parameter names)
+import torch
+import torch.nn.functional as F  # noqa: N812
+
+
+def solution(
+    input: torch.Tensor,
+    kernel_size: int,
+    stride: int,
+    padding: int,
+    dilation: int,
+    output: torch.Tensor,
+    H: int,
+    W: int,
+) -> None:
+    output.copy_(F.max_pool2d(input.view(1, 1, H, W), kernel_size, stride, padding, dilation=dilation)[0, 0])
