@@ -15,9 +15,17 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 def default_data_dir() -> Path:
-    """Where the embedded PostgreSQL keeps its data: the user's data directory (XDG), under kernel-arena/pg."""
+    """Where the embedded PostgreSQL keeps its data: the user's data directory (XDG), under kernel-arena/pg.
+
+    Root's is /var/lib/kernel-arena/pg: PostgreSQL then runs as a user of its own, who must be able to reach the
+    data, and a home folder is not opened to others for that (`bot.db.embedded_root`).
+    """
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "kernel-arena" / "pg"
+    home_default = Path(base) / "kernel-arena" / "pg"
+    # A store made there before this rule keeps being used: nothing it holds is left behind.
+    if os.geteuid() == 0 and not os.environ.get("XDG_DATA_HOME") and not (home_default / "PG_VERSION").exists():
+        return Path("/var/lib/kernel-arena/pg")
+    return home_default
 
 
 class RateLimit(BaseModel):

