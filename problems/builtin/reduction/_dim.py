@@ -1,7 +1,8 @@
 """The reductions over one dimension of an N-d tensor: the signature passes the shape as a device array.
 
 A case is `(dim, *shape)`. Tensara's signature family: `(input, dim, output, shape, ndim)`, with `int`
-for argmax/argmin and `size_t` for the others (`shape_type`).
+for argmax/argmin and `size_t` for the others (`shape_type`). Softmax over a dimension shares the signature but
+keeps the input's shape.
 """
 
 from __future__ import annotations
@@ -20,16 +21,37 @@ GPU_CASES: tuple[Dims, ...] = ((1, 1000, 1003), (0, 4097, 2000), (1, 64, 1025, 5
 CPU_CASES: tuple[Dims, ...] = ((1, 7, 33), (1, 5, 67, 9), (0, 129, 65))
 
 
-def dim_signature(index_type: str, output_element: str | None) -> tuple[Param, ...]:
+def dim_signature(index_type: str, output_element: str | None, output_doc: str = "") -> tuple[Param, ...]:
     """The family's parameter list: `index_type` for the shape's elements and `ndim` (`int` for argmax and
     argmin, `size_t` for the others), and the output's element type (None: the problem's dtype)."""
     return (
         Param("input", "input", doc="the N-d input, row-major"),
         Param("dim", "scalar", "int", "the dimension to reduce"),
-        Param("output", "output", doc="the input's shape without `dim`", element=output_element),  # type: ignore[arg-type]
+        Param("output", "output", doc=output_doc or "the input's shape without `dim`", element=output_element),  # type: ignore[arg-type]
         Param("shape", "array", index_type, "the input's sizes, `ndim` of them"),  # type: ignore[arg-type]
         Param("ndim", "scalar", index_type, "the input's rank"),  # type: ignore[arg-type]
     )
+
+
+def distinct_normal(shape: tuple[int, ...], dim: int, gen: torch.Generator) -> torch.Tensor:
+    """Roughly standard-normal float32 values that are all different along `dim`, so that an arg-extremum or a
+    top-k has one right answer.
+
+    Each value is (k·R + j)·2^-e with k a rounded normal draw, j the position along `dim` and R = shape[dim]:
+    distinct integers below 2^24, so exact in float32 and still distinct after the power-of-two scale.
+    """
+    import torch
+
+    r = shape[dim]
+    # |k| stays below 2^24 / R, so k·R + j is an exact float32 integer.
+    k_max = (1 << 24) // (r + 1) - 1
+    spread = min(256.0, k_max / 5.0)
+    k = torch.randn(shape, generator=gen, device=gen.device).mul_(spread).round_().clamp_(-k_max, k_max)
+    j_shape = [1] * len(shape)
+    j_shape[dim] = r
+    j = torch.arange(r, device=gen.device, dtype=torch.float32).reshape(j_shape)
+    scale = 2.0 ** -math.ceil(math.log2(spread * r))
+    return k.mul_(r).add_(j).mul_(scale)
 
 
 class DimReduction(KernelProblem):
@@ -41,6 +63,9 @@ class DimReduction(KernelProblem):
     gpu_cases = GPU_CASES
     cpu_cases = CPU_CASES
     bytes_formula = "(numel + outputs) · element size (read the input once, write each output)"
+    flops_formula = "outputs · (R − 1), R = shape[dim] (one operation per element after the first)"
+    # Arg-extrema draw values that never tie along `dim` (see `distinct_normal`).
+    distinct: ClassVar[bool] = False
 
     def case_name(self, dims: Dims) -> str:
         dim, *shape = dims
@@ -58,6 +83,12 @@ class DimReduction(KernelProblem):
     def flops(self, dims: Dims) -> int:
         dim, *shape = dims
         return math.prod(shape) // shape[dim] * (shape[dim] - 1)
+
+    def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
+        if not self.distinct:
+            return super().make_inputs(dims, dtype, gen)
+        dim, *shape = dims
+        return (distinct_normal(tuple(shape), dim, gen),)
 
     def reduce(self, x: torch.Tensor, dim: int) -> torch.Tensor:
         raise NotImplementedError

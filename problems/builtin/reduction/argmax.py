@@ -15,10 +15,11 @@ class Argmax(DimReduction):
     title = "Argmax Over Dimension"
     description = (
         "For every position of the other dimensions, write the index along `dim` of the largest input value "
-        "(the first such index on a tie) as an `int`. The input's sizes come in `shape`, a device array of "
+        "as an `int`. Values never tie along `dim`. The input's sizes come in `shape`, a device array of "
         "`ndim` ints. Indices are checked exactly."
     )
     parameters = dim_signature("int", "int32")
+    distinct = True
     flops_formula = "outputs · (R − 1), R = shape[dim] (one compare per element after the first)"
 
     def reduce(self, x: torch.Tensor, dim: int) -> torch.Tensor:

@@ -1,0 +1,5 @@
+import torch
+
+
+def solution(input: torch.Tensor, dim: int, output: torch.Tensor, shape: torch.Tensor, ndim: int) -> None:
+    output.copy_(torch.amax(input, dim=dim))

@@ -1,0 +1,98 @@
+// Broken: multiplies each tile by the product of the tile before it only, not by the product of every earlier tile.
+#include <cuda_runtime.h>
+
+constexpr int THREADS = 256, ITEMS = 8, TILE = THREADS * ITEMS, WARPS = THREADS / 32;
+constexpr int SCAN_THREADS = 1024;
+
+// Exclusive product scan of one value per thread across a block of `kThreads`; `total` receives the block's product.
+template <typename T, int kThreads>
+__device__ T block_exclusive_scan(T v, T* warp_sums, T& total) {
+    constexpr int kWarps = kThreads / 32;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T inc = v;
+    for (int d = 1; d < 32; d <<= 1) {
+        T y = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d) inc *= y;
+    }
+    if (lane == 31) warp_sums[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        T w = lane < kWarps ? warp_sums[lane] : T(1);
+        for (int d = 1; d < 32; d <<= 1) {
+            T y = __shfl_up_sync(0xffffffffu, w, d);
+            if (lane >= d) w *= y;
+        }
+        if (lane < kWarps) warp_sums[lane] = w;
+    }
+    __syncthreads();
+    total = warp_sums[kWarps - 1];
+    T before = warp > 0 ? warp_sums[warp - 1] : T(1);
+    T in_warp = __shfl_up_sync(0xffffffffu, inc, 1);
+    if (lane == 0) in_warp = T(1);
+    __syncthreads();  // warp_sums may be reused by the caller's next scan
+    return before * in_warp;
+}
+
+__global__ void tile_products(const float* __restrict__ x, double* __restrict__ sums, size_t n) {
+    __shared__ double warp_sums[WARPS];
+    size_t base = blockIdx.x * (size_t)TILE;
+    double acc = 1.0;
+    for (int k = 0; k < ITEMS; ++k) {
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        if (i < n) acc *= (double)x[i];
+    }
+    double total;
+    block_exclusive_scan<double, THREADS>(acc, warp_sums, total);
+    if (threadIdx.x == 0) sums[blockIdx.x] = total;
+}
+
+// One block: exclusive prefix products of `tiles` tile products, in place, in chunks of SCAN_THREADS with a
+// running carry.
+__global__ void scan_sums(double* __restrict__ sums, size_t tiles) {
+    for (size_t i = tiles; i-- > 0;) {
+        if (threadIdx.x == 0) sums[i] = i > 0 ? sums[i - 1] : 1.0;
+    }
+}
+
+__global__ void tile_scan(const float* __restrict__ x, float* __restrict__ y, const double* __restrict__ offsets,
+                          size_t n) {
+    __shared__ float tile[TILE];
+    __shared__ double warp_sums[WARPS];
+    size_t base = blockIdx.x * (size_t)TILE;
+    for (int k = 0; k < ITEMS; ++k) {  // coalesced load
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        tile[k * THREADS + threadIdx.x] = i < n ? x[i] : 1.0f;
+    }
+    __syncthreads();
+    double run[ITEMS];
+    double acc = 1.0;
+    for (int k = 0; k < ITEMS; ++k) {
+        acc *= (double)tile[threadIdx.x * ITEMS + k];
+        run[k] = acc;
+    }
+    __syncthreads();  // every thread has read its inputs before the tile is overwritten with outputs
+    double total;
+    double offset = offsets[blockIdx.x] * block_exclusive_scan<double, THREADS>(acc, warp_sums, total);
+    for (int k = 0; k < ITEMS; ++k) tile[threadIdx.x * ITEMS + k] = (float)(offset * run[k]);
+    __syncthreads();
+    for (int k = 0; k < ITEMS; ++k) {  // coalesced store
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        if (i < n) y[i] = tile[k * THREADS + threadIdx.x];
+    }
+}
+
+extern "C" void solution(const float* input, float* output, size_t N) {
+    if (N == 0) return;
+    size_t tiles = (N + TILE - 1) / TILE;
+    // Scratch for the tile products, kept between calls and grown when a larger N comes.
+    static double* scratch = nullptr;
+    static size_t capacity = 0;
+    if (tiles > capacity) {
+        if (scratch) cudaFree(scratch);
+        cudaMalloc(&scratch, tiles * sizeof(double));
+        capacity = tiles;
+    }
+    tile_products<<<(unsigned)tiles, THREADS>>>(input, scratch, N);
+    scan_sums<<<1, SCAN_THREADS>>>(scratch, tiles);
+    tile_scan<<<(unsigned)tiles, THREADS>>>(input, output, scratch, N);
+}

@@ -1,0 +1,106 @@
+// Reduce, scan, scan again: (1) each block sums its 2048-element tile, (2) one block turns the tile sums into
+// exclusive offsets, carried in double so the offsets do not drift over thousands of tiles, (3) each block
+// scans its tile (thread-serial over 8 elements, warp shuffles across threads) and adds its offset.
+#include <cuda_runtime.h>
+
+constexpr int THREADS = 256, ITEMS = 8, TILE = THREADS * ITEMS, WARPS = THREADS / 32;
+constexpr int SCAN_THREADS = 1024;
+
+// Exclusive scan of one value per thread across a block of `kThreads`; `total` receives the block's sum.
+template <typename T, int kThreads>
+__device__ T block_exclusive_scan(T v, T* warp_sums, T& total) {
+    constexpr int kWarps = kThreads / 32;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    T inc = v;
+    for (int d = 1; d < 32; d <<= 1) {
+        T y = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d) inc += y;
+    }
+    if (lane == 31) warp_sums[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        T w = lane < kWarps ? warp_sums[lane] : T(0);
+        for (int d = 1; d < 32; d <<= 1) {
+            T y = __shfl_up_sync(0xffffffffu, w, d);
+            if (lane >= d) w += y;
+        }
+        if (lane < kWarps) warp_sums[lane] = w;
+    }
+    __syncthreads();
+    total = warp_sums[kWarps - 1];
+    T before = warp > 0 ? warp_sums[warp - 1] : T(0);
+    T in_warp = __shfl_up_sync(0xffffffffu, inc, 1);
+    if (lane == 0) in_warp = T(0);
+    __syncthreads();  // warp_sums may be reused by the caller's next scan
+    return before + in_warp;
+}
+
+__global__ void tile_sums(const float* __restrict__ x, double* __restrict__ sums, size_t n) {
+    __shared__ float warp_sums[WARPS];
+    size_t base = blockIdx.x * (size_t)TILE;
+    float acc = 0.0f;
+    for (int k = 0; k < ITEMS; ++k) {
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        if (i < n) acc += x[i];
+    }
+    float total;
+    block_exclusive_scan<float, THREADS>(acc, warp_sums, total);
+    if (threadIdx.x == 0) sums[blockIdx.x] = (double)total;
+}
+
+// One block: exclusive offsets of `tiles` tile sums, in place, in chunks of SCAN_THREADS with a running carry.
+__global__ void scan_sums(double* __restrict__ sums, size_t tiles) {
+    __shared__ double warp_sums[SCAN_THREADS / 32];
+    double carry = 0.0;
+    for (size_t start = 0; start < tiles; start += SCAN_THREADS) {
+        size_t i = start + threadIdx.x;
+        double v = i < tiles ? sums[i] : 0.0;
+        double total;
+        double before = block_exclusive_scan<double, SCAN_THREADS>(v, warp_sums, total);
+        if (i < tiles) sums[i] = carry + before;
+        carry += total;
+    }
+}
+
+__global__ void tile_scan(const float* __restrict__ x, float* __restrict__ y, const double* __restrict__ offsets,
+                          size_t n) {
+    __shared__ float tile[TILE];
+    __shared__ float warp_sums[WARPS];
+    size_t base = blockIdx.x * (size_t)TILE;
+    for (int k = 0; k < ITEMS; ++k) {  // coalesced load
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        tile[k * THREADS + threadIdx.x] = i < n ? x[i] : 0.0f;
+    }
+    __syncthreads();
+    float run[ITEMS];
+    float acc = 0.0f;
+    for (int k = 0; k < ITEMS; ++k) {
+        acc += tile[threadIdx.x * ITEMS + k];
+        run[k] = acc;
+    }
+    float total;
+    float before = block_exclusive_scan<float, THREADS>(acc, warp_sums, total);
+    double offset = offsets[blockIdx.x] + (double)before;
+    for (int k = 0; k < ITEMS; ++k) tile[threadIdx.x * ITEMS + k] = (float)(offset + (double)run[k]);
+    __syncthreads();
+    for (int k = 0; k < ITEMS; ++k) {  // coalesced store
+        size_t i = base + (size_t)k * THREADS + threadIdx.x;
+        if (i < n) y[i] = tile[k * THREADS + threadIdx.x];
+    }
+}
+
+extern "C" void solution(const float* input, float* output, size_t N) {
+    if (N == 0) return;
+    size_t tiles = (N + TILE - 1) / TILE;
+    // Scratch for the tile sums, kept between calls and grown when a larger N comes.
+    static double* scratch = nullptr;
+    static size_t capacity = 0;
+    if (tiles > capacity) {
+        if (scratch) cudaFree(scratch);
+        cudaMalloc(&scratch, tiles * sizeof(double));
+        capacity = tiles;
+    }
+    tile_sums<<<(unsigned)tiles, THREADS>>>(input, scratch, N);
+    scan_sums<<<1, SCAN_THREADS>>>(scratch, tiles);
+    tile_scan<<<(unsigned)tiles, THREADS>>>(input, output, scratch, N);
+}
