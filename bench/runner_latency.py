@@ -151,7 +151,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--cpu", action="store_true", help="CPU smoke run: vector_add.py on a CPU-only runner")
-    parser.add_argument("--problem", help="problem slug (default: matmul, or vector_add with --cpu)")
+    parser.add_argument("--problem", help="problem slug (default: matrix-multiplication, or vector_add with --cpu)")
     parser.add_argument("--example", help="solution file (default: examples/matmul_naive.cu or vector_add.py)")
     parser.add_argument("--mode", choices=["test", "benchmark"], default="benchmark")
     parser.add_argument("--cached", action="store_true", help="same CUDA source every job: measure cache hits")
@@ -160,7 +160,7 @@ def main() -> int:
     )
     parser.add_argument("--gap", type=float, default=0.0, help="seconds of pause before each job")
     args = parser.parse_args()
-    args.problem = args.problem or ("vector_add" if args.cpu else "matmul")
+    args.problem = args.problem or ("vector_add" if args.cpu else "matrix-multiplication")
     default_example = "vector_add.py" if args.cpu else "matmul_naive.cu"
     args.example = args.example or str(ROOT / "examples" / default_example)
 

@@ -21,7 +21,7 @@ PAIRS = (
     ("vector_add", ROOT / "examples" / "vector_add.cu", HONEST / "cu_device_sync.cu"),
     ("vector_add", ROOT / "examples" / "vector_add.cu", HONEST / "cu_stream_sync.cu"),
     ("vector_add", CONTROLS / "control_vector_add.py", HONEST / "py_cuda_synchronize.py"),
-    ("matmul", CONTROLS / "control_matmul.py", HONEST / "py_matmul_item.py"),
+    ("matrix-multiplication", CONTROLS / "control_matmul.py", HONEST / "py_matmul_item.py"),
 )
 
 

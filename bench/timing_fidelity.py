@@ -108,13 +108,13 @@ def _cuda_example(example: str, slug: str, dims: tuple[int, ...]) -> Callable[[i
                 outputs = (torch.empty(n, device="cuda"),)
                 extras: list[int] = [n]
             else:
-                m, kk, n = dims
+                m, n, kk = dims  # matrix-multiplication: (m, n, k), A m×k, B k×n
                 inputs = (
                     torch.randn(m, kk, device="cuda", generator=gen),
                     torch.randn(kk, n, device="cuda", generator=gen),
                 )
                 outputs = (torch.empty(m, n, device="cuda"),)
-                extras = [m, kk, n]
+                extras = [m, n, kk]
             calls.append(solution.bind(problem, inputs, outputs, extras, "cuda"))
         return calls
 
@@ -137,7 +137,7 @@ KERNELS = [
     Kernel("ctypes CUDA vadd 2^24", _cuda_example("vector_add.cu", "vector_add", (1 << 24,))),
     Kernel("matmul fp32 1024^3 (cuBLAS)", _torch_matmul(1024)),
     Kernel("matmul fp32 4096^3 (cuBLAS)", _torch_matmul(4096)),
-    Kernel("naive CUDA matmul 2048^3", _cuda_example("matmul_naive.cu", "matmul", (2048, 2048, 2048))),
+    Kernel("naive CUDA matmul 2048^3", _cuda_example("matmul_naive.cu", "matrix-multiplication", (2048, 2048, 2048))),
     Kernel("softmax 4096x4096", _torch_softmax(4096, 4096)),
 ]
 
@@ -282,7 +282,7 @@ def render(rows: list[Row], device: str) -> str:
     return "\n".join(out)
 
 
-SPLIT_EXAMPLES = (("vector_add.cu", "vector_add"), ("matmul_naive.cu", "matmul"))
+SPLIT_EXAMPLES = (("vector_add.cu", "vector_add"), ("matmul_naive.cu", "matrix-multiplication"))
 
 
 def _request(example: str, slug: str, submission_id: str) -> JobRequest:
@@ -359,7 +359,7 @@ def main() -> None:
     parser.add_argument("--split", action="store_true", help="also time the CUDA examples through the runner")
     parser.add_argument("--repeat", type=int, default=0, help="fresh-process runs of one submission")
     parser.add_argument("--repeat-example", default="matmul_naive.cu")
-    parser.add_argument("--repeat-problem", default="matmul")
+    parser.add_argument("--repeat-problem", default="matrix-multiplication")
     args = parser.parse_args()
     if args.ncu_child is not None:
         ncu_child(args.ncu_child)

@@ -1,7 +1,8 @@
-// A correct, naive CUDA matmul: one thread per output element, float32 accumulation.
+// A correct, naive CUDA matrix-multiplication: one thread per output element, float32 accumulation.
+// A is M×K, B is K×N, C is M×N, all row-major; the sizes come in Tensara's order (m, n, k).
 #include <cuda_runtime.h>
 
-__global__ void matmul_kernel(const float* a, const float* b, float* c, size_t m, size_t k, size_t n) {
+__global__ void matmul_kernel(const float* a, const float* b, float* c, size_t m, size_t n, size_t k) {
     size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
     size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= m || col >= n) return;
@@ -12,8 +13,8 @@ __global__ void matmul_kernel(const float* a, const float* b, float* c, size_t m
     c[row * n + col] = acc;
 }
 
-extern "C" void solution(const float* input_a, const float* input_b, float* output_c, size_t m, size_t k, size_t n) {
+extern "C" void solution(const float* input_a, const float* input_b, float* output_c, size_t m, size_t n, size_t k) {
     dim3 block(16, 16);
     dim3 grid((unsigned)((n + block.x - 1) / block.x), (unsigned)((m + block.y - 1) / block.y));
-    matmul_kernel<<<grid, block>>>(input_a, input_b, output_c, m, k, n);
+    matmul_kernel<<<grid, block>>>(input_a, input_b, output_c, m, n, k);
 }

@@ -1,4 +1,7 @@
-"""A correct Triton matmul: blocked tiles, float32 accumulation in IEEE precision (no TF32)."""
+"""A correct Triton matrix-multiplication: blocked tiles, float32 accumulation in IEEE precision (no TF32).
+
+A is M×K, B is K×N, C is M×N, row-major; the sizes come in the order (m, n, k).
+"""
 
 import torch
 import triton
@@ -33,7 +36,7 @@ def matmul_kernel(
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
-def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, k: int, n: int) -> None:
+def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, n: int, k: int) -> None:
     BLOCK_M, BLOCK_N, BLOCK_K = 64, 64, 32
     grid = (triton.cdiv(m, BLOCK_M), triton.cdiv(n, BLOCK_N))
     matmul_kernel[grid](input_a, input_b, output_c, m, n, k, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K)

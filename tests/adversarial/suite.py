@@ -180,11 +180,11 @@ _GPU_VECTOR_ADD_PY = "control_py_vector_add_gpu"
 ENTRIES: tuple[Entry, ...] = (
     # -- honest controls: they must pass, and the true_cost entries are measured against them ---------------------
     _control(_CPU_VECTOR_ADD, "control_vector_add.py", "cpu"),
-    _control(_CPU_MATMUL, "control_matmul.py", "cpu", problem="matmul"),
+    _control(_CPU_MATMUL, "control_matmul.py", "cpu", problem="matrix-multiplication"),
     _control("control_py_softmax_multi_kernel", "control_softmax_multi_kernel.py", "cpu", problem="softmax"),
     _control(_GPU_VECTOR_ADD_CUDA, "control_cu_vector_add.cu", "gpu"),
     _control(_GPU_VECTOR_ADD_PY, "control_vector_add.py", "gpu"),
-    _control(_GPU_MATMUL_PY, "control_matmul.py", "gpu", problem="matmul"),
+    _control(_GPU_MATMUL_PY, "control_matmul.py", "gpu", problem="matrix-multiplication"),
     _control("control_py_softmax_multi_kernel_gpu", "control_softmax_multi_kernel.py", "gpu", problem="softmax"),
     _control("control_cu_per_thread_stream", "control_cu_per_thread_stream.cu", "gpu"),
     _control("control_cu_shape_specialized", "control_cu_shape_specialized.cu", "gpu"),
@@ -208,7 +208,7 @@ ENTRIES: tuple[Entry, ...] = (
         "stream_or_thread",
         "gpu",
         LATE_GPU_WORK,
-        problem="matmul",
+        problem="matrix-multiplication",
     ),
     _entry(
         "cu_detached_host_thread",
@@ -235,7 +235,7 @@ ENTRIES: tuple[Entry, ...] = (
         "cpu",
         # On a host with many cores the intercepting mode can also make the test phase overrun its deadline.
         {"integrity", "wrong_answer", "implausible_time", "timeout", TRUE_COST},
-        problem="matmul",
+        problem="matrix-multiplication",
         control=_CPU_MATMUL,
     ),
     _entry("py_sync_hook_lazy", "sync_hook_lazy.py", "deferred_work", "gpu", LATE_GPU_WORK),
@@ -245,7 +245,7 @@ ENTRIES: tuple[Entry, ...] = (
         "deferred_work",
         "gpu",
         {"integrity", "wrong_answer", "implausible_time", TRUE_COST},
-        problem="matmul",
+        problem="matrix-multiplication",
         control=_GPU_MATMUL_PY,
     ),
     # Deferred work lands after earlier calls' STOP within one batch of the judge: their snapshots differ.
@@ -257,7 +257,7 @@ ENTRIES: tuple[Entry, ...] = (
         "cache_replay",
         "cpu",
         {"wrong_answer"},
-        problem="matmul",
+        problem="matrix-multiplication",
     ),
     _entry("py_replay_across_inputs", "replay_across_inputs.py", "cache_replay", "cpu", {"wrong_answer"}),
     _entry("py_return_input", "return_input.py", "cache_replay", "cpu", {"wrong_answer"}),
@@ -277,7 +277,12 @@ ENTRIES: tuple[Entry, ...] = (
         {"runtime_error", "wrong_answer"},
     ),
     _entry(
-        "cu_matmul_pointer_replay", "cu_matmul_pointer_replay.cu", "cache_replay", "gpu", UNWRITTEN, problem="matmul"
+        "cu_matmul_pointer_replay",
+        "cu_matmul_pointer_replay.cu",
+        "cache_replay",
+        "gpu",
+        UNWRITTEN,
+        problem="matrix-multiplication",
     ),
     # -- patching timers, synchronize, the stats code or the result channel -----------------------------------------
     _entry(
@@ -362,7 +367,14 @@ ENTRIES: tuple[Entry, ...] = (
     _entry("py_partial_write_half", "partial_write_half.py", "weak_output", "cpu", {"wrong_answer"}),
     _entry("py_strided_write", "strided_write.py", "weak_output", "cpu", {"wrong_answer"}),
     _entry("py_sparse_holes", "sparse_holes.py", "weak_output", "cpu", {"wrong_answer"}),
-    _entry("py_bf16_matmul", "bf16_matmul.py", "weak_output", "cpu", {"wrong_answer"}, problem="matmul"),
+    _entry(
+        "py_bf16_matmul",
+        "bf16_matmul.py",
+        "weak_output",
+        "cpu",
+        {"wrong_answer"},
+        problem="matrix-multiplication",
+    ),
     _entry("cu_racy_kernel", "cu_racy_kernel.cu", "weak_output", "gpu", {"wrong_answer"}),
     _entry(
         "cu_half_precision_matmul",
@@ -370,7 +382,7 @@ ENTRIES: tuple[Entry, ...] = (
         "weak_output",
         "gpu",
         {"wrong_answer"},
-        problem="matmul",
+        problem="matrix-multiplication",
     ),
     _entry("cu_half_write", "cu_half_write.cu", "weak_output", "gpu", {"wrong_answer"}),
     # -- impossible times -------------------------------------------------------------------------------------------

@@ -31,21 +31,25 @@ async def test_problems_problem_and_starter(arena: Arena) -> None:
     listing = await fake.invoke_slash(ivan, "problems")
     embed = (await fake.wait_for_original(listing, lambda m: bool(m.embeds))).embeds[0]
     categories = [f["name"] for f in embed["fields"]]
-    assert categories == sorted(categories) and "elementwise" in categories and "linear-algebra" in categories
-    assert "🟢 `vector_add` Vector addition" in str(embed["fields"])
+    assert categories == sorted(categories) and "activation-function" in categories and "convolution" in categories
+    assert "🟢 `relu` ReLU" in str(embed["fields"])
 
-    shown = await fake.invoke_slash(ivan, "problem", {"slug": "matmul"})
+    shown = await fake.invoke_slash(ivan, "problem", {"slug": "matrix-multiplication"})
     matmul = (await fake.wait_for_original(shown, lambda m: bool(m.embeds))).embeds[0]
     fields = {f["name"]: f["value"] for f in matmul["fields"]}
-    assert "size_t m, size_t k, size_t n" in fields["CUDA"] and fields["FLOPs"].startswith("2")
-    assert "256x256x256" in fields["Test cases (CPU runner)"] and "GFLOP" in fields["Test cases (GPU)"]
+    assert "size_t m, size_t n, size_t k" in fields["CUDA"] and fields["FLOPs"].startswith("2")
+    assert "m=129,n=127,k=255" in fields["Test cases (CPU runner)"] and "GFLOP" in fields["Test cases (GPU)"]
 
     starter = await fake.invoke_slash(ivan, "starter", {"slug": "vector_add", "language": "python"})
     reply = await fake.wait_for_original(starter, lambda m: bool(m.files))
-    assert reply.ephemeral and "def solution(input_a: torch.Tensor" in reply.file("vector_add.py").decode()
+    assert reply.ephemeral and "def solution(d_input1: torch.Tensor" in reply.file("vector_addition.py").decode()
 
     choices = await fake.autocomplete(ivan, "leaderboard", "problem", "ma")
-    assert [c["value"] for c in choices][:3] == ["matmul", "matrix_vector", "gemm_relu"]
+    values = [c["value"] for c in choices]
+    prefixed = [v for v in values if v.startswith("ma")]
+    # Slugs that start with the text come first, alphabetically, then the ones that merely contain it.
+    assert values[: len(prefixed)] == sorted(prefixed) and "matrix-multiplication" in prefixed
+    assert "argmax" in values[len(prefixed) :]
 
 
 async def _seed_board(arena: Arena, players: int, me: FakeUser) -> None:

@@ -45,10 +45,18 @@ def test_submit_example_prints_per_case_gflops_table_and_exits_zero():
 
 def test_ranked_submit_appears_on_the_local_leaderboard():
     proc = arena(
-        "submit", "matmul", "examples/matmul.py", "--device", "cpu", "--mode", "ranked", "--max-seconds", "0.3"
+        "submit",
+        "matrix-multiplication",
+        "examples/matmul.py",
+        "--device",
+        "cpu",
+        "--mode",
+        "ranked",
+        "--max-seconds",
+        "0.3",
     )
     assert proc.returncode == 0, proc.stderr
-    board = arena("leaderboard", "matmul", "--gpu", "cpu")
+    board = arena("leaderboard", "matrix-multiplication", "--gpu", "cpu")
     assert board.returncode == 0, board.stderr
     rows = [line for line in board.stdout.splitlines() if line.strip().startswith("1 ")]
     assert rows and "python" in rows[0]
@@ -58,7 +66,7 @@ def test_submit_wrong_answer_exits_nonzero_and_names_case_and_index():
     proc = arena("submit", "vector_add", "examples/vector_add_wrong.py", "--device", "cpu")
     assert proc.returncode == 1
     assert "wrong_answer" in proc.stdout
-    assert "first at [999]" in proc.stdout
+    assert "case n=7" in proc.stdout and "first at [6]" in proc.stdout  # the last element of the first case
 
 
 def test_unknown_problem_suggests_close_names():
@@ -94,11 +102,12 @@ def test_problems_lists_every_builtin_problem():
 
 
 def test_show_gives_signature_formula_and_cases():
-    proc = arena("show", "matmul")
+    proc = arena("show", "matrix-multiplication")
     assert proc.returncode == 0
     assert 'extern "C" void solution(const float* input_a' in proc.stdout
+    assert "size_t m, size_t n, size_t k)" in proc.stdout
     assert "2 · M · N · K" in proc.stdout
-    assert "4096x4096x4096" in proc.stdout
+    assert "m=4096,n=4096,k=4096" in proc.stdout
 
 
 def test_starter_writes_a_file(tmp_path: Path):
@@ -106,7 +115,7 @@ def test_starter_writes_a_file(tmp_path: Path):
     proc = arena("starter", "vector_add", "--lang", "cuda", "--dtype", "bfloat16", "-o", str(out))
     assert proc.returncode == 0
     text = out.read_text()
-    assert "#include <cuda_bf16.h>" in text and "__nv_bfloat16* output_c" in text
+    assert "#include <cuda_bf16.h>" in text and "__nv_bfloat16* d_output" in text
 
 
 def test_commands_needing_missing_packages_explain_and_others_still_work():
@@ -114,7 +123,7 @@ def test_commands_needing_missing_packages_explain_and_others_still_work():
     ok = subprocess.run(
         [sys.executable, "-c", block, "problems"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
-    assert ok.returncode == 0 and "vector_add" in ok.stdout
+    assert ok.returncode == 0 and "vector-addition" in ok.stdout
     refused = subprocess.run(
         [sys.executable, "-c", block, "db", "status"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )

@@ -94,7 +94,7 @@ def test_unreachable_runner_names_it_and_says_what_to_check(tmp_path: Path) -> N
     [
         ("db", "status"),
         ("db", "migrate"),
-        ("leaderboard", "matmul"),
+        ("leaderboard", "matrix-multiplication"),
         ("submit", "vector_add", "examples/vector_add.py", "--device", "cpu"),
     ],
     ids=lambda c: " ".join(c[:2]),
@@ -148,7 +148,9 @@ def _write_to_a_closed_pipe(*args: str) -> subprocess.CompletedProcess[str]:
         os.close(write_end)
 
 
-@pytest.mark.parametrize("command", [("show", "matmul"), ("problems",), ("starter", "matmul")])
+@pytest.mark.parametrize(
+    "command", [("show", "matrix-multiplication"), ("problems",), ("starter", "matrix-multiplication")]
+)
 def test_a_reader_that_went_away_ends_the_command_quietly(command: tuple[str, ...]) -> None:
     proc = _write_to_a_closed_pipe(*command)
     assert proc.returncode == 141, proc.stderr  # 128 + SIGPIPE, as a shell reports for a writer cut off
@@ -158,7 +160,7 @@ def test_a_reader_that_went_away_ends_the_command_quietly(command: tuple[str, ..
 def test_show_piped_into_head_prints_the_first_line_and_no_error() -> None:
     # The shell pipeline users type; whether arena is cut off depends on timing, so only the outcome is checked.
     proc = subprocess.run(
-        f"{sys.executable} -m arena show matmul | head -1",
+        f"{sys.executable} -m arena show matrix-multiplication | head -1",
         shell=True,
         cwd=ROOT,
         capture_output=True,
@@ -167,7 +169,7 @@ def test_show_piped_into_head_prints_the_first_line_and_no_error() -> None:
         env=ENV,
         check=False,
     )
-    assert proc.stdout.startswith("Matrix multiplication (matmul")
+    assert proc.stdout.startswith("Matrix Multiplication (matrix-multiplication")
     assert len(proc.stdout.splitlines()) == 1
     assert proc.stderr == ""
 

@@ -33,8 +33,8 @@ async def submit(slug: str, example: str, language: str, mode: str = "benchmark"
     ("slug", "example", "language"),
     [
         ("vector_add", "vector_add.cu", "cuda"),
-        ("matmul", "matmul_naive.cu", "cuda"),
-        ("matmul", "matmul_triton.py", "triton"),
+        ("matrix-multiplication", "matmul_naive.cu", "cuda"),
+        ("matrix-multiplication", "matmul_triton.py", "triton"),
     ],
 )
 async def test_correct_gpu_example_passes_with_positive_gflops_on_every_case(slug: str, example: str, language: str):
@@ -49,7 +49,9 @@ async def test_correct_gpu_example_passes_with_positive_gflops_on_every_case(slu
         assert timing.gflops < 1.0e6
 
 
-@pytest.mark.parametrize(("slug", "example"), [("vector_add", "vector_add_wrong.cu"), ("matmul", "matmul_wrong.cu")])
+@pytest.mark.parametrize(
+    ("slug", "example"), [("vector_add", "vector_add_wrong.cu"), ("matrix-multiplication", "matmul_wrong.cu")]
+)
 async def test_wrong_cuda_example_fails_verification(slug: str, example: str):
     result = await submit(slug, example, "cuda", mode="test")
     assert result.status == "failed"
@@ -57,6 +59,6 @@ async def test_wrong_cuda_example_fails_verification(slug: str, example: str):
 
 
 async def test_python_example_runs_on_the_gpu():
-    result = await submit("matmul", "matmul.py", "python")
+    result = await submit("matrix-multiplication", "matmul.py", "python")
     assert result.status == "passed"
     assert result.timings[-1].dims == [4096, 4096, 4096]

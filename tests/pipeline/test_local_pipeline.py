@@ -85,7 +85,7 @@ async def test_wrong_solution_fails_naming_the_case_index_and_errors():
 
 
 async def test_wrong_matmul_reports_max_absolute_and_relative_error():
-    result, _ = await run("matmul", "m.py", (EXAMPLES / "matmul_wrong.py").read_text())
+    result, _ = await run("matrix-multiplication", "m.py", (EXAMPLES / "matmul_wrong.py").read_text())
     assert result.status == "failed"
     details = result.tests[-1].details
     assert details["max_abs_error"] > 1.0

@@ -5,5 +5,5 @@
 import torch
 
 
-def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, k: int, n: int) -> None:
+def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, n: int, k: int) -> None:
     output_c.copy_(torch.matmul(input_a.bfloat16(), input_b.bfloat16()).float())

@@ -8,7 +8,7 @@ import torch
 _cache: dict[tuple[int, int, int], torch.Tensor] = {}
 
 
-def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, k: int, n: int) -> None:
+def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, n: int, k: int) -> None:
     key = (input_a.data_ptr(), input_b.data_ptr(), output_c.data_ptr())
     cached = _cache.get(key)
     if cached is not None:

@@ -1,10 +1,8 @@
-# Honest: layer normalisation through torch.nn.functional.
+# Honest: layer normalisation through torch.nn.functional, over every dimension but the batch (eps = 1e-5).
 import torch
-import torch.nn.functional as F
 
 
 def solution(
-    input_x: torch.Tensor, input_gamma: torch.Tensor, input_beta: torch.Tensor, output_y: torch.Tensor,
-    rows: int, cols: int, eps: float,
+    X: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, Y: torch.Tensor, B: int, F: int, D1: int, D2: int
 ) -> None:
-    output_y.copy_(F.layer_norm(input_x, (cols,), input_gamma, input_beta, eps))
+    Y.copy_(torch.nn.functional.layer_norm(X, (F, D1, D2), gamma, beta, eps=1e-5))

@@ -1,6 +1,6 @@
-# Honest: leaky ReLU through torch.where, using the problem's float parameter.
+# Honest: leaky ReLU through torch.where, using the problem's float parameter (which comes before the output).
 import torch
 
 
-def solution(input_x: torch.Tensor, output_y: torch.Tensor, n: int, alpha: float) -> None:
-    torch.where(input_x > 0, input_x, input_x * alpha, out=output_y)
+def solution(input: torch.Tensor, alpha: float, output: torch.Tensor, n: int, m: int) -> None:
+    torch.where(input > 0, input, input * alpha, out=output)

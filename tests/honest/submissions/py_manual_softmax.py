@@ -1,9 +1,9 @@
-# Honest: softmax written out as a chain of in-place tensor operations.
+# Honest: softmax along `dim` written out as a chain of in-place tensor operations.
 import torch
 
 
-def solution(input_x: torch.Tensor, output_y: torch.Tensor, rows: int, cols: int) -> None:
-    peak = input_x.amax(dim=1, keepdim=True)
-    torch.sub(input_x, peak, out=output_y)
-    output_y.exp_()
-    output_y.div_(output_y.sum(dim=1, keepdim=True))
+def solution(input: torch.Tensor, dim: int, output: torch.Tensor, shape: torch.Tensor, ndim: int) -> None:
+    peak = input.amax(dim=dim, keepdim=True)
+    torch.sub(input, peak, out=output)
+    output.exp_()
+    output.div_(output.sum(dim=dim, keepdim=True))

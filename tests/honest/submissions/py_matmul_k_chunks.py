@@ -2,7 +2,7 @@
 import torch
 
 
-def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, k: int, n: int) -> None:
+def solution(input_a: torch.Tensor, input_b: torch.Tensor, output_c: torch.Tensor, m: int, n: int, k: int) -> None:
     step = max(1, (k + 3) // 4)
     output_c.zero_()
     for start in range(0, k, step):
