@@ -76,7 +76,9 @@ class JobRequest(_Model):
 
     submission_id: str = Field(min_length=1, max_length=128)
     problem_slug: str = Field(min_length=1, max_length=64)
-    problem_version: int = 1
+    problem_version: int | None = Field(
+        None, description="the version the job was submitted for; a built-in problem at another version is refused"
+    )
     problem_source: str | None = Field(None, description="module text for a problem that is not built in")
     language: Language
     file_name: str = Field(min_length=1, max_length=255)

@@ -102,7 +102,7 @@ class Evaluation:
         return SubmissionResult(
             submission_id=req.submission_id,
             problem_slug=req.problem_slug,
-            problem_version=req.problem_version,
+            problem_version=req.problem_version or (problem.version if problem is not None else 1),
             dtype=req.dtype,
             language=req.language,
             mode=req.mode,
@@ -156,6 +156,12 @@ def resolve_problem(request: JobRequest) -> Problem:
             problem = get_problem(request.problem_slug)
         except UnknownProblemError as exc:
             raise UnknownProblemCodeError(str(exc)) from exc
+    wanted = request.problem_version
+    if request.problem_source is None and wanted is not None and wanted != problem.version:
+        raise UnknownProblemCodeError(
+            f"This runner has version {problem.version} of {problem.slug}; the job is for version {wanted}, whose "
+            "interface was different. Submit again to run on the current version."
+        )
     if request.dtype not in problem.dtypes:
         raise UnsupportedDtypeError(
             f"{problem.slug} does not support {request.dtype}; choose one of {', '.join(problem.dtypes)}."

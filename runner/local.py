@@ -67,7 +67,7 @@ def failure_result(
     return SubmissionResult(
         submission_id=request.submission_id,
         problem_slug=request.problem_slug,
-        problem_version=request.problem_version,
+        problem_version=request.problem_version or 1,
         dtype=request.dtype,
         language=request.language,
         mode=request.mode,

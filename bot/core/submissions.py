@@ -15,6 +15,7 @@ from bot.core.uploads import Upload, check_upload
 from bot.db import jobs, ratelimits, submissions, users
 from bot.db.pool import Conn
 from bot.settings import RateLimitSettings
+from problems.registry import canonical_slug
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,12 @@ def validate_options(request: SubmitRequest) -> Upload:
 
 
 async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: RateLimitSettings) -> SubmitReceipt:
-    intake = await submissions.intake(conn, request.user_external_id, request.problem_slug, request.client_token)
+    user, token = request.user_external_id, request.client_token
+    # A former slug (`matmul`) names the renamed problem; a store not yet synced still has it under the old one.
+    renamed = canonical_slug(request.problem_slug)
+    intake = await submissions.intake(conn, user, renamed, token)
+    if intake.problem is None and renamed != request.problem_slug:
+        intake = await submissions.intake(conn, user, request.problem_slug, token)
     if intake.problem is None:
         raise await unknown_problem(conn, request.problem_slug)
     problem = check_open(intake.problem, request.dtype)

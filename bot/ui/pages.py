@@ -42,8 +42,8 @@ def _problem_line(e: ProblemEntry) -> str:
 
 
 def problem_list_pages(entries: list[ProblemEntry], per_page: int = PROBLEM_LINES_PER_PAGE) -> list[discord.Embed]:
-    """The problem list as pages: grouped by category, easiest first; a category cut by a page break goes on
-    with "(continued)"; closed problems are marked."""
+    """The problem list as pages: grouped by category, easiest first; a category cut by a page break (or by a
+    field's size limit) goes on with "(continued)"; closed problems are marked."""
     if not entries:
         embed = discord.Embed(title="Problems", colour=COLOUR_INFO)
         embed.description = "No problems yet. A moderator adds them with `/mod problem-add`."
@@ -51,23 +51,26 @@ def problem_list_pages(entries: list[ProblemEntry], per_page: int = PROBLEM_LINE
     chunks: list[list[tuple[str, list[str]]]] = [[]]
     used = 0
     for category, group in groupby(entries, key=lambda e: e.category):
-        lines = [_problem_line(e) for e in group]
         first = True
-        while lines:
-            if used >= per_page or len(chunks[-1]) >= MAX_FIELDS:
+        for line in (_problem_line(e) for e in group):
+            if used >= per_page or (len(chunks[-1]) >= MAX_FIELDS and first):
                 chunks.append([])
                 used = 0
-            take = lines[: per_page - used]
-            lines = lines[len(take) :]
-            chunks[-1].append((category if first else f"{category} (continued)", take))
-            used += len(take)
+            fields = chunks[-1]
+            fresh_field = not fields or fields[-1][0] not in (category, f"{category} (continued)") or first
+            if not fresh_field and len("\n".join([*fields[-1][1], line])) > FIELD_LIMIT:
+                fresh_field = True
+            if fresh_field:
+                fields.append((category if first else f"{category} (continued)", []))
+            fields[-1][1].append(line)
+            used += 1
             first = False
     pages = []
     for number, chunk in enumerate(chunks, start=1):
         embed = discord.Embed(title=f"Problems · {len(entries)} in all", colour=COLOUR_INFO)
         embed.description = LIST_LEGEND
         for name, lines in chunk:
-            embed.add_field(name=clip(name, FIELD_NAME_LIMIT), value=clip("\n".join(lines), FIELD_LIMIT), inline=False)
+            embed.add_field(name=clip(name, FIELD_NAME_LIMIT), value="\n".join(lines), inline=False)
         embed.set_footer(text=f"page {number} of {len(chunks)}")
         pages.append(fit(embed))
     return pages

@@ -67,7 +67,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         user = fake_discord.add_member("quinn")
         asked = await fake_discord.invoke_slash(user, "problems")
         listing = await fake_discord.wait_for_original(asked, lambda m: bool(m.embeds))
-        assert "`vector_add`" in str(listing.embeds[0]["fields"])
+        assert "`relu`" in str(listing.embeds[0]["fields"])  # the first page: activations, easiest first
     finally:
         process.send_signal(signal.SIGINT)
         stderr = await _stderr_after_exit(process)

@@ -46,3 +46,13 @@ async def test_the_former_slug_runs_the_renamed_problem() -> None:
     result, _ = await run("matmul", "mm.py", source, mode="test")
     assert result.status == "passed", result.error
     assert result.problem_slug in ("matmul", "matrix-multiplication")
+
+
+async def test_a_job_for_an_older_version_is_refused_not_run_on_the_new_interface() -> None:
+    # Queued for matmul v1 (m, k, n) before the upgrade: running it on v2 (m, n, k) would judge the wrong interface.
+    source = (SOLUTIONS / "matmul" / "matrix_multiplication.py").read_text()
+    result, _ = await run("matmul", "mm.py", source, mode="test", problem_version=1)
+    assert result.status == "error" and result.error is not None
+    assert "version 2" in result.error.message and "version 1" in result.error.message
+    result, _ = await run("matmul", "mm.py", source, mode="test", problem_version=2)
+    assert result.status == "passed", result.error
