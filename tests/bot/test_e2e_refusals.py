@@ -17,10 +17,10 @@ async def test_bad_uploads_unknown_problems_and_missing_runners_are_refused_priv
         (("big.py", b"#" * (10 * 1024 * 1024)), {}, "`big.py` is 10,240 KiB; the limit is 256 KiB"),
         (("latin1.py", b"# caf\xe9\n" + CORRECT), {}, "`latin1.py` is not UTF-8 text"),
         (("blank.py", b"\n\n"), {}, "`blank.py` is empty"),
-        (("s.py", CORRECT), {"problem": "vector_ad"}, "no problem called `vector_ad`. Did you mean `vector_add`"),
+        (("s.py", CORRECT), {"problem": "vector_ad"}, "no problem called `vector_ad`. Did you mean `vector-addition`"),
         (("s.py", CORRECT), {"problem": "softmax"}, "`softmax` is closed for submissions"),
         (("s.py", CORRECT), {"gpu": "h100"}, "No runner serves `h100` right now; choose one of `cpu`"),
-        (("s.py", CORRECT), {"dtype": "bfloat16", "problem": "prefix_sum"}, "`prefix_sum` does not take bfloat16"),
+        (("s.py", CORRECT), {"dtype": "bfloat16", "problem": "prefix_sum"}, "`cumsum` does not take bfloat16"),
     ]
     for (name, data), options, expected in cases:
         options = {"problem": "vector_add", **options}

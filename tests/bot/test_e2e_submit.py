@@ -36,7 +36,7 @@ async def test_correct_submission_ends_with_the_table_a_chart_and_a_leaderboard_
     embed = final.embeds[0]
     assert not final.ephemeral and embed["color"] == GREEN
     assert embed["title"].startswith("Submission #1 · vector_add · float32")
-    for case in ("n=1000", "n=2^14", "n=2^18"):
+    for case in ("n=7", "n=1000", "n=65539"):
         assert case in embed["description"]
     assert "of peak" in embed["description"] and "% BW" in embed["description"]
     fields = {f["name"]: f["value"] for f in embed["fields"]}
@@ -86,9 +86,9 @@ async def test_wrong_submission_names_the_failing_case_and_its_error_figures(are
     final = await arena.final(interaction)
     embed = final.embeds[0]
     assert embed["color"] == RED
-    assert "wrong answer" in embed["description"] and "n=1000" in embed["description"]
+    assert "wrong answer" in embed["description"] and "n=7" in embed["description"]
     failing = embed["fields"][0]
-    assert failing["name"] == "Failing case: n=1000"
+    assert failing["name"] == "Failing case: n=7"
     assert "max abs error" in failing["value"] and "expected" in failing["value"]
     assert not final.files
 
