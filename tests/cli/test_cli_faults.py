@@ -19,6 +19,7 @@ from tests.cli.harness import (
     assert_one_line_error,
     busy_port,
     closed_port,
+    default_sigint,
     error_lines,
     interrupt,
     start_arena,
@@ -223,7 +224,14 @@ def _interrupt_while_importing(program: str) -> subprocess.CompletedProcess[str]
         "    sys.exit(7)\n"
     )
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, env=ENV, check=False
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=ENV,
+        check=False,
+        preexec_fn=default_sigint,
     )
 
 
