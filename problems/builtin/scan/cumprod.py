@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from problems.base import DType, Param
-from problems.inputs import pow2_name
-from problems.library import Dims, KernelProblem
+from problems.builtin.scan._scan import InclusiveScan
+from problems.library import Dims
 
 if TYPE_CHECKING:
     import torch
 
 
-class Cumprod(KernelProblem):
+class Cumprod(InclusiveScan):
     slug = "cumprod"
     title = "Cumulative Product"
     description = (
@@ -25,8 +25,6 @@ class Cumprod(KernelProblem):
         "percents (torch.cumprod in float32 on an H100 is 5% off at N = 2^24). The order is free."
     )
     tags = ("scan",)
-    difficulty = "medium"
-    dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
     parameters = (
         Param("input", "input", doc="N elements"),
         Param("output", "output", doc="N inclusive prefix products"),
@@ -41,18 +39,6 @@ class Cumprod(KernelProblem):
     # add up instead of cancelling: measured on an H100, float32 scans (torch.cumprod, a tiled scan) are off by
     # 8e-6, 4e-4, 4e-3 and 5e-2 relative on the four GPU cases, growing as N. Carried in double (as torch.cumprod
     # on the CPU does) the only error left is the final rounding to float32, 6e-8.
-
-    def case_name(self, dims: Dims) -> str:
-        return f"N={pow2_name(dims[0])}"
-
-    def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
-        return {"input": dims, "output": dims}
-
-    def extras(self, dims: Dims) -> list[Any]:
-        return list(dims)
-
-    def flops(self, dims: Dims) -> int:
-        return dims[0] - 1
 
     def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
         import torch

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from problems.base import DType, Param
-from problems.inputs import pow2_name
-from problems.library import Dims, KernelProblem
+from problems.base import Param
+from problems.builtin.scan._scan import InclusiveScan
 
 if TYPE_CHECKING:
     import torch
 
 
-class Cumsum(KernelProblem):
+class Cumsum(InclusiveScan):
     slug = "cumsum"
     aliases = ("prefix_sum",)
     title = "Cumulative Sum"
@@ -23,10 +22,8 @@ class Cumsum(KernelProblem):
         "too far on the largest case: combine block sums (a parallel scan does) or carry the total in double."
     )
     tags = ("scan", "memory-bound")
-    difficulty = "medium"
-    # float32 only. The outputs wander to about 4·√N, and a half-precision scan that carries its running sums in
-    # the dtype drifts past any tolerance that still means something.
-    dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
+    # float32 only (the scans' default): the outputs wander to about 4·√N, and a half-precision scan that
+    # carries its running sums in the dtype drifts past any tolerance that still means something.
     parameters = (
         Param("input", "input", doc="N elements"),
         Param("output", "output", doc="N inclusive prefix sums"),
@@ -40,18 +37,6 @@ class Cumsum(KernelProblem):
     # parallel scan's rounding error grows with the number of chained block totals, not with N: torch.cumsum
     # uses about 1% of the bound. One float32 accumulator over all 2^24 elements gathers an error of about
     # 2^-24 · N / √6 ≈ 0.4 against a bound of 0.3, which is why the description warns against it.
-
-    def case_name(self, dims: Dims) -> str:
-        return f"N={pow2_name(dims[0])}"
-
-    def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
-        return {"input": dims, "output": dims}
-
-    def extras(self, dims: Dims) -> list[Any]:
-        return list(dims)
-
-    def flops(self, dims: Dims) -> int:
-        return dims[0] - 1
 
     def reference_solution(self, *args: Any) -> torch.Tensor:
         return args[0].double().cumsum(dim=0)

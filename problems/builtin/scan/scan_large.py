@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from problems.base import DType, Param
-from problems.inputs import pow2_name
-from problems.library import Dims, KernelProblem
+from problems.builtin.scan._scan import InclusiveScan
+from problems.library import Dims
 
 if TYPE_CHECKING:
     import torch
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 LIMIT = 1000
 
 
-class ScanLarge(KernelProblem):
+class ScanLarge(InclusiveScan):
     slug = "scan-large"
     title = "Large Integer Prefix Sum"
     description = (
@@ -27,7 +27,7 @@ class ScanLarge(KernelProblem):
     )
     tags = ("scan", "memory-bound")
     difficulty = "hard"
-    dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
+    size_name = "n"
     score_metric = "gbps"
     parameters = (
         Param("input", "input", doc="n values", element="int32"),
@@ -38,18 +38,6 @@ class ScanLarge(KernelProblem):
     cpu_cases = ((1000,), (16_411,), (1 << 18,))
     flops_formula = "n − 1 (integer adds; scored in GB/s)"
     bytes_formula = "8 · n (read the input, write the output)"
-
-    def case_name(self, dims: Dims) -> str:
-        return f"n={pow2_name(dims[0])}"
-
-    def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
-        return {"input": dims, "output": dims}
-
-    def extras(self, dims: Dims) -> list[Any]:
-        return list(dims)
-
-    def flops(self, dims: Dims) -> int:
-        return dims[0] - 1
 
     def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
         import torch
