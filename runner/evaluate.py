@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from problems.base import DeviceKind, Problem, TestCase
-from problems.registry import UnknownProblemError, get_problem, load_problem_source
 from problems.verification import describe_mismatch, is_poisoned
 from runner.api import (
     CaseTiming,
@@ -33,19 +32,16 @@ from runner.api import (
     geometric_mean,
 )
 from runner.case_buffers import CaseBuffers
-from runner.compile import compile_cuda, cuda_arch
 from runner.errors import (
     ImplausibleTimeError,
     NoGpuError,
     SolutionRuntimeError,
     SubmissionError,
-    UnknownProblemCodeError,
-    UnsupportedDtypeError,
     WrongAnswerError,
 )
 from runner.hardware import implausible_time, physical_floor, spec_for
 from runner.launcher_link import LauncherLink
-from runner.loader import Solution, load_cuda_solution, load_python_solution
+from runner.loader import resolve_problem
 from runner.measure import measure_case
 from runner.measure.gpu import GpuSensors
 from runner.measure.judged import JudgedTimer
@@ -148,27 +144,6 @@ def evaluate(
     return result
 
 
-def resolve_problem(request: JobRequest) -> Problem:
-    if request.problem_source is not None:
-        problem = load_problem_source(request.problem_source, module_name=f"arena_problem_{request.problem_slug}")
-    else:
-        try:
-            problem = get_problem(request.problem_slug)
-        except UnknownProblemError as exc:
-            raise UnknownProblemCodeError(str(exc)) from exc
-    wanted = request.problem_version
-    if request.problem_source is None and wanted is not None and wanted != problem.version:
-        raise UnknownProblemCodeError(
-            f"This runner has version {problem.version} of {problem.slug}; the job is for version {wanted}, whose "
-            "interface was different. Submit again to run on the current version."
-        )
-    if request.dtype not in problem.dtypes:
-        raise UnsupportedDtypeError(
-            f"{problem.slug} does not support {request.dtype}; choose one of {', '.join(problem.dtypes)}."
-        )
-    return problem
-
-
 def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
     import torch
 
@@ -211,32 +186,6 @@ def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
     return ev.result("passed")
-
-
-def load_solution(request: JobRequest, problem: Problem, workdir: Path, device_kind: DeviceKind) -> Solution:
-    """Compile (or take the runner's prebuilt library) and load the submission: the launcher's first step."""
-    import torch
-
-    src_dir = workdir / "src"
-    src_dir.mkdir(parents=True, exist_ok=True)
-    if request.language == "cuda":
-        capability = torch.cuda.get_device_capability() if device_kind == "gpu" else None
-        built = compile_cuda(request.source, workdir / "build", cuda_arch(capability))
-        # Loading needs no GPU, so a missing `solution` symbol is reported even on a CPU runner.
-        solution = load_cuda_solution(built.path, problem, request.dtype)
-        if device_kind != "gpu":
-            raise NoGpuError(
-                "The CUDA source compiled, but this runner has no GPU to run it on. "
-                "Submit to a GPU runner, or send a .py solution to run on the CPU."
-            )
-        return solution
-    if request.language == "triton" and device_kind != "gpu":
-        raise NoGpuError(
-            "Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs."
-        )
-    path = src_dir / "submission.py"
-    path.write_text(request.source, encoding="utf-8")
-    return load_python_solution(path)
 
 
 def _device(ev: Evaluation) -> str:

@@ -76,8 +76,8 @@ class Launcher:
 
     def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.api import JobRequest
-        from runner.evaluate import load_solution, resolve_problem
         from runner.harness import Harness
+        from runner.loader import load_solution, resolve_problem
 
         # Built before the submission is imported (see runner.harness), and only now: the CUDA context of a
         # launcher started ahead is made when its job comes, not while another job is being timed.
@@ -158,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     # job comes. `is_available` asks the driver without making a context.
     import torch
 
-    import runner.evaluate
-    import runner.harness  # noqa: F401
+    import runner.harness
+    import runner.loader  # noqa: F401
     from runner.compile import use_prebuilt
 
     device = "cuda" if torch.cuda.is_available() else "cpu"

@@ -1,4 +1,8 @@
-"""Loads a submission into a callable: a Python module's `solution`, or a CUDA library's `solution` symbol."""
+"""Loads a submission into a callable: a Python module's `solution`, or a CUDA library's `solution` symbol.
+
+This is the launcher's side of the trust boundary (it runs next to the submission): it resolves the problem for
+its signature and loads the code, and imports nothing of the judge (`tests/runner/test_trust_boundary.py`).
+"""
 
 from __future__ import annotations
 
@@ -13,12 +17,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runner.errors import MissingSolutionError, SourceSyntaxError, SubmissionImportError
+from problems.registry import UnknownProblemError, get_problem, load_problem_source
+from runner.api import JobRequest
+from runner.compile import compile_cuda, cuda_arch
+from runner.errors import (
+    MissingSolutionError,
+    NoGpuError,
+    SourceSyntaxError,
+    SubmissionImportError,
+    UnknownProblemCodeError,
+    UnsupportedDtypeError,
+)
 
 if TYPE_CHECKING:
     import torch
 
-    from problems.base import DType, Problem
+    from problems.base import DeviceKind, DType, Problem
 
 BoundCall = Callable[[], object]
 
@@ -124,3 +138,51 @@ def _has_mangled_solution(library: Path) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return "8solution" in out.stdout
+
+
+def resolve_problem(request: JobRequest) -> Problem:
+    """The problem a job names (built in, or its module's text), at the version and dtype the job asks for."""
+    if request.problem_source is not None:
+        problem = load_problem_source(request.problem_source, module_name=f"arena_problem_{request.problem_slug}")
+    else:
+        try:
+            problem = get_problem(request.problem_slug)
+        except UnknownProblemError as exc:
+            raise UnknownProblemCodeError(str(exc)) from exc
+    wanted = request.problem_version
+    if request.problem_source is None and wanted is not None and wanted != problem.version:
+        raise UnknownProblemCodeError(
+            f"This runner has version {problem.version} of {problem.slug}; the job is for version {wanted}, whose "
+            "interface was different. Submit again to run on the current version."
+        )
+    if request.dtype not in problem.dtypes:
+        raise UnsupportedDtypeError(
+            f"{problem.slug} does not support {request.dtype}; choose one of {', '.join(problem.dtypes)}."
+        )
+    return problem
+
+
+def load_solution(request: JobRequest, problem: Problem, workdir: Path, device_kind: DeviceKind) -> Solution:
+    """Compile (or take the runner's prebuilt library) and load the submission: the launcher's first step."""
+    import torch
+
+    src_dir = workdir / "src"
+    src_dir.mkdir(parents=True, exist_ok=True)
+    if request.language == "cuda":
+        capability = torch.cuda.get_device_capability() if device_kind == "gpu" else None
+        built = compile_cuda(request.source, workdir / "build", cuda_arch(capability))
+        # Loading needs no GPU, so a missing `solution` symbol is reported even on a CPU runner.
+        solution = load_cuda_solution(built.path, problem, request.dtype)
+        if device_kind != "gpu":
+            raise NoGpuError(
+                "The CUDA source compiled, but this runner has no GPU to run it on. "
+                "Submit to a GPU runner, or send a .py solution to run on the CPU."
+            )
+        return solution
+    if request.language == "triton" and device_kind != "gpu":
+        raise NoGpuError(
+            "Triton kernels need a GPU, and this runner has none. Submit a plain PyTorch .py for CPU runs."
+        )
+    path = src_dir / "submission.py"
+    path.write_text(request.source, encoding="utf-8")
+    return load_python_solution(path)
