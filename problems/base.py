@@ -240,8 +240,8 @@ class Problem(ABC):
 
     def arguments(self, inputs: Sequence[Any], outputs: Sequence[Any], extras: Sequence[Any]) -> list[Any]:
         """The arguments of one call in ABI order, from the input buffers, output buffers and extra values."""
-        sources = {"input": iter(inputs), "output": iter(outputs), "scalar": iter(extras), "array": None}
-        sources["array"] = sources["scalar"]
+        extra_values = iter(extras)  # scalars and arrays share one list, in signature order
+        sources = {"input": iter(inputs), "output": iter(outputs), "scalar": extra_values, "array": extra_values}
         counts = {"input": len(inputs), "output": len(outputs), "extra": len(extras)}
         wanted = {
             "input": sum(p.role == "input" for p in self.parameters),
@@ -250,7 +250,7 @@ class Problem(ABC):
         }
         if counts != wanted:
             raise ValueError(f"{self.slug}: got {counts} values for parameters that take {wanted}")
-        return [next(sources[p.role]) for p in self.parameters]  # type: ignore[call-overload]
+        return [next(sources[p.role]) for p in self.parameters]
 
     def reference_outputs(
         self, inputs: Sequence[torch.Tensor], extras: Sequence[Any] | None = None
