@@ -18,7 +18,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from bench.timing_fidelity import KERNELS
-from runner.measure.gpu import ArenaEventTimer
+from runner.timing.gpu import ArenaEventTimer
 
 SAMPLES = 50
 

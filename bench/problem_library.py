@@ -32,7 +32,7 @@ def compile_all(slugs: list[str], build: Path) -> dict[str, dict[str, str]]:
 
     from problems.registry import get_problem
     from problems.selfcheck import solution_path
-    from runner.compile import compile_cuda, cuda_arch
+    from runner.host.compile import compile_cuda, cuda_arch
 
     arch = cuda_arch(torch.cuda.get_device_capability())
 

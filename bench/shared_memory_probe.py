@@ -1,7 +1,7 @@
 """Can a judge share GPU memory with a launcher in its own user, pid, IPC and mount namespaces?
 
 Tries two ways and prints what each gave:
-- `vmm-fd`: `runner.shared_buffers` (cuMemCreate + a POSIX fd sent with SCM_RIGHTS), the runner's way;
+- `vmm-fd`: `runner.ipc.shared_buffers` (cuMemCreate + a POSIX fd sent with SCM_RIGHTS), the runner's way;
 - `legacy-ipc`: torch's `cudaIpcGetMemHandle` storage sharing, for comparison.
 
 The launcher side writes 2*x into the shared output; the judge checks it after its own synchronise.
@@ -28,7 +28,7 @@ N = 1 << 20
 def child(mode: str, fd: int) -> None:
     import torch
 
-    from runner.shared_buffers import SharedArena
+    from runner.ipc.shared_buffers import SharedArena
 
     sock = socket.socket(fileno=fd)
     msg, fds, _, _ = socket.recv_fds(sock, 65536, 4)
@@ -52,7 +52,7 @@ def child(mode: str, fd: int) -> None:
 def judge(mode: str) -> dict[str, object]:
     import torch
 
-    from runner.shared_buffers import SharedArena
+    from runner.ipc.shared_buffers import SharedArena
 
     ours, theirs = socket.socketpair()
     cmd = [sys.executable, "-I", __file__, "--child", mode, str(theirs.fileno())]

@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from runner.api import JobRequest, MeasureConfig  # noqa: E402
-from runner.measure.gpu import ArenaEventTimer, reset_persisting_l2  # noqa: E402
-from runner.measure.measurement import Measurement  # noqa: E402
-from runner.measure.timers import SeedEventTimer, seed_warmup  # noqa: E402
+from runner.timing.gpu import ArenaEventTimer, reset_persisting_l2  # noqa: E402
+from runner.timing.measurement import Measurement  # noqa: E402
+from runner.timing.timers import SeedEventTimer, seed_warmup  # noqa: E402
 
 NVTX_RANGE = "arena_measure"
 NCU_ITERATIONS = 7
@@ -90,8 +90,8 @@ def _cuda_example(example: str, slug: str, dims: tuple[int, ...]) -> Callable[[i
         import torch
 
         from problems.registry import get_problem
-        from runner.compile import compile_cuda, cuda_arch
-        from runner.loader import load_cuda_solution
+        from runner.host.compile import compile_cuda, cuda_arch
+        from runner.launcher.loader import load_cuda_solution
 
         problem = get_problem(slug)
         build = Path(tempfile.mkdtemp(prefix="fidelity-"))
@@ -301,7 +301,7 @@ def _request(example: str, slug: str, submission_id: str) -> JobRequest:
 async def through_the_runner(example: str, slug: str, *, skip_ncu: bool) -> str:
     """One submission through the real runner (judge and launcher, fresh inputs on every call, the checks),
     each case against ncu's reading of the same kernel at the same dims."""
-    from runner.local import run_job
+    from runner.host.job import run_job
 
     result = await run_job(_request(example, slug, f"fidelity-split-{slug}"))
     if result.status != "passed":
@@ -328,7 +328,7 @@ async def through_the_runner(example: str, slug: str, *, skip_ncu: bool) -> str:
 
 
 async def repeat_submission(times: int, example: str, slug: str) -> str:
-    from runner.local import run_job
+    from runner.host.job import run_job
 
     medians: list[list[float]] = []
     for i in range(times):

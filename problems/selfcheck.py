@@ -162,7 +162,7 @@ def python_call(path: Path) -> Callable[[list[Any]], object]:
 
 
 def cuda_call(library: Path, problem: Problem, dtype: DType) -> Callable[[list[Any]], object]:
-    from runner.loader import load_cuda_solution
+    from runner.launcher.loader import load_cuda_solution
 
     solution = load_cuda_solution(library, problem, dtype)
     return solution.call

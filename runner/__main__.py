@@ -17,7 +17,7 @@ def serve(host: str | None = None, port: int | None = None, verbose: bool = Fals
     """Build the settings from RUNNER_* variables (host and port may be overridden) and serve until stopped."""
     from aiohttp import web
 
-    from runner.server import create_app
+    from runner.daemon.server import create_app
 
     overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
     try:

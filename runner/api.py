@@ -229,7 +229,7 @@ class JobStatus(_Model):
 
 
 class MeasuredPeaks(_Model):
-    """Rates measured on one GPU by `runner.measure.peak_probe`: what the physical floor divides by."""
+    """Rates measured on one GPU by `runner.judge.peak_probe`: what the physical floor divides by."""
 
     device: str = Field(description="the GPU's name as torch reports it")
     bandwidth_gbps: float = Field(gt=0, description="the best of a streaming copy and a streaming read, GB/s")

@@ -73,7 +73,7 @@ class RunnerSettings(BaseSettings):
 
     # Deadlines that fit the work: a template bomb once held nvcc for the old 120 s, and a persistent kernel the
     # GPU for the old 300 s benchmark deadline. Inside the benchmark, each batch of timed calls also has its own
-    # deadline from what the same calls took before (runner/measure/judged.py), so a hang stops within seconds.
+    # deadline from what the same calls took before (runner/judge/judged_timer.py), so a hang stops within seconds.
     compile_timeout_s: float = Field(60.0, gt=0, description="nvcc, and the worker's start and import")
     test_timeout_s: float = Field(60.0, gt=0, description="every test case's checked call (first calls compile)")
     benchmark_timeout_s: float = Field(150.0, gt=0)

@@ -205,7 +205,7 @@ def measure_config(args: argparse.Namespace) -> MeasureConfig:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from runner.local import run_job
+    from runner.host.job import run_job
 
     secret = _read_secret(args.secret_file) if args.runner else None
     problem = find_problem(args.slug)

@@ -39,7 +39,7 @@ class ProblemValidator(Protocol):
 
 
 class LocalValidator:
-    """The self-test in a sandboxed worker on this machine (`runner.local.run_validation`)."""
+    """The self-test in a sandboxed worker on this machine (`runner.host.job.run_validation`)."""
 
     def __init__(self, gpu_type: str, name: str | None = None) -> None:
         self._gpu_type = gpu_type
@@ -54,7 +54,7 @@ class LocalValidator:
         return self._gpu_type
 
     async def validate(self, request: ValidateRequest) -> ValidateReport:
-        from runner.local import run_validation
+        from runner.host.job import run_validation
 
         device_kind = "cpu" if self._gpu_type == "cpu" else "gpu"
         return await run_validation(request.model_copy(update={"device_kind": device_kind}))

@@ -1,6 +1,6 @@
 """A JobRunner on this machine, and `submit_and_wait`, the store-backed path of `arena submit`.
 
-`LocalRunner` evaluates each job in a fresh worker subprocess through `runner.local.run_job`. Its jobs
+`LocalRunner` evaluates each job in a fresh worker subprocess through `runner.host.job.run_job`. Its jobs
 belong to the runner, not to the dispatcher that started them, so a dispatcher restarted in the same process
 re-attaches to a job still running here, as it would to a remote runner over HTTP.
 """
@@ -28,7 +28,7 @@ from bot.db import jobs, submissions
 from bot.db.pool import open_store
 from bot.settings import Settings
 from runner.api import ErrorInfo, JobEvent, JobRequest, MeasureConfig, SubmissionResult
-from runner.local import DEFAULT_JOB_TIMEOUT_S, run_job
+from runner.host.job import DEFAULT_JOB_TIMEOUT_S, run_job
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ verdicts that count as defeating it. A verdict is an error code of `runner.api.E
 named honest `control`, run in the same suite run, so the cheat bought nothing.
 
 `judge_entry` decides whether one `SubmissionResult` meets its entry. `SuiteRunner` runs entries through the
-real runner (`runner.local.run_job`, the real sandbox) for `test_adversarial.py` and `scripts/adversarial.py`.
+real runner (`runner.host.job.run_job`, the real sandbox) for `test_adversarial.py` and `scripts/adversarial.py`.
 The runner's environment carries a sentinel secret (`SENTINEL_ENV`): probes that read secrets, environments
 or other jobs' files must never bring it back.
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Literal
 
 from runner.api import DType, JobRequest, Language, MeasureConfig, SubmissionResult
-from runner.executor import Executor
-from runner.local import run_job
+from runner.host.executor import Executor
+from runner.host.job import run_job
 from runner.settings import RunnerSettings
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"

@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 
 from bot.bot_settings import RunnerConfig
-from runner.server import create_app
+from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from bot.bot_settings import RunnerConfig
 from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
-from runner.server import create_app
+from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import RecordedMessage

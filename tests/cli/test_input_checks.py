@@ -27,7 +27,7 @@ from bot.db.pool import create_pool
 from bot.settings import RateLimitSettings
 from runner.api import JobRequest, MeasureConfig
 from runner.auth import sign_headers
-from runner.server import create_app
+from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 from tests.store.conftest import db_dsn, pg_dsn, template_db  # noqa: F401  (fixtures, found by name)
 

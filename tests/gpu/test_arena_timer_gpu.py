@@ -13,8 +13,8 @@ def test_arena_timer_reads_a_large_copy_near_memory_bandwidth():
     import torch
 
     from runner.api import MeasureConfig
-    from runner.measure.gpu import ArenaEventTimer
-    from runner.measure.measurement import Measurement
+    from runner.timing.gpu import ArenaEventTimer
+    from runner.timing.measurement import Measurement
 
     n = 1 << 26
     sets = [(torch.randn(n, device="cuda"), torch.empty(n, device="cuda")) for _ in range(2)]
@@ -29,8 +29,8 @@ def test_arena_timer_reads_a_large_copy_near_memory_bandwidth():
 def test_overhead_correction_is_small_and_positive_on_a_known_gpu():
     import torch
 
-    from runner.measure.calibration import EMPTY_KERNEL_NCU_US
-    from runner.measure.gpu import ArenaEventTimer
+    from runner.timing.calibration import EMPTY_KERNEL_NCU_US
+    from runner.timing.gpu import ArenaEventTimer
 
     if torch.cuda.get_device_name() not in EMPTY_KERNEL_NCU_US:
         pytest.skip("no ncu reference for this GPU model")

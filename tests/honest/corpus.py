@@ -1,7 +1,7 @@
 """The honest corpus: code that real competitors write, which the judge must always accept.
 
 Every entry here must pass, on each device it names, with the host quiet or loaded. They are the counterexamples
-to the integrity checks of runner/measure/judged.py: a check that rejects one of them accuses an honest user,
+to the integrity checks of runner/judge/judged_timer.py: a check that rejects one of them accuses an honest user,
 which is the worst bug the platform can ship. `test_honest.py` runs them through the real runner (the CPU ones in
 CI, the GPU ones on a GPU), and `bench/false_rejections.py` runs them with CPU burners loading the host.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runner.api import MeasuredPeaks
-from runner.hardware import (
+from runner.gpus import (
     DATASHEET_HEADROOM,
     MEASURED_BANDWIDTH_HEADROOM,
     MEASURED_COMPUTE_HEADROOM,
@@ -20,7 +20,7 @@ H100_NAME = "NVIDIA H100 80GB HBM3"
 H100 = spec_for(H100_NAME)
 H200 = spec_for("NVIDIA H200")
 PEAKS_H200 = Path(__file__).resolve().parents[2] / "bench" / "results" / "peaks_h200.json"
-# What runner.measure.peak_probe reported on the H200 that bench/results/timing_fidelity_h200.md comes from.
+# What runner.judge.peak_probe reported on the H200 that bench/results/timing_fidelity_h200.md comes from.
 H200_MEASURED = MeasuredPeaks.model_validate_json(PEAKS_H200.read_text())
 
 

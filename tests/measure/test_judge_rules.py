@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.launcher_link import Reading
-from runner.measure import host_load
-from runner.measure.judged import WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
+from runner.judge import host_load
+from runner.judge.judged_timer import WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
+from runner.judge.launcher_link import Reading
 
 
 def _timer() -> JudgedTimer:

@@ -9,8 +9,8 @@ import pytest
 
 from runner.api import MeasureConfig
 from runner.errors import ImplausibleTimeError
-from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError
-from runner.measure.measurement import Measurement
+from runner.timing.criteria import CoefficientOfVariation, MedianRelativeError
+from runner.timing.measurement import Measurement
 
 
 def noisy(median_s: float, spread: float, seed: int = 0):

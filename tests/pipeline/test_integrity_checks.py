@@ -6,7 +6,7 @@ down one check each, so that a regression names the check that stopped working.
 
 from __future__ import annotations
 
-from runner.measure.host_load import BUSY_STALL_FRACTION, CpuPressure
+from runner.judge.host_load import BUSY_STALL_FRACTION, CpuPressure
 from tests.pipeline.test_local_pipeline import host_busy, run
 
 CORRECT = "    torch.add(a, b, out=c)\n"

@@ -199,13 +199,13 @@ def test_broken_python_solution_fails(slug: str) -> None:
 
 @pytest.fixture(scope="module")
 def cuda_arch() -> str:
-    from runner.compile import cuda_arch as arch
+    from runner.host.compile import cuda_arch as arch
 
     return arch(torch.cuda.get_device_capability())
 
 
 def _compiled(problem: Problem, broken: bool, arch: str, tmp: Path) -> Path:
-    from runner.compile import compile_cuda
+    from runner.host.compile import compile_cuda
 
     source = solution_path(problem, "cuda", broken).read_text(encoding="utf-8")
     return compile_cuda(source, tmp / ("broken" if broken else "honest"), arch).path

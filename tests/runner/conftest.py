@@ -28,7 +28,7 @@ from aiohttp import web
 from bot.runner_client import RunnerClient
 from runner.api import JobRequest, SubmissionResult
 from runner.auth import sign_headers
-from runner.server import create_app
+from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 
 SUBMISSIONS = Path(__file__).parent / "submissions"

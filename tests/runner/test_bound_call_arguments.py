@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from problems.registry import get_problem
-from runner.loader import Solution
+from runner.launcher.loader import Solution
 
 
 def test_constant_arrays_outlive_binding_while_the_call_is_held() -> None:

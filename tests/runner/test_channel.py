@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from runner.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError, ChannelProtocolError
-from runner.sandbox import PACKAGE_ROOT
-from runner.shared_buffers import SharedArena
+from runner.host.sandbox import PACKAGE_ROOT
+from runner.ipc.channel import MAX_MESSAGE_BYTES, Channel, ChannelClosedError, ChannelProtocolError
+from runner.ipc.shared_buffers import SharedArena
 
 
 @pytest.fixture
@@ -64,8 +64,8 @@ def test_shared_cpu_buffer_written_by_another_process_is_seen_here():
         f"""
         import sys, socket, torch
         sys.path.insert(0, {str(PACKAGE_ROOT)!r})
-        from runner.channel import Channel
-        from runner.shared_buffers import SharedArena
+        from runner.ipc.channel import Channel
+        from runner.ipc.shared_buffers import SharedArena
         channel = Channel(socket.socket(fileno={theirs.fileno()}))
         message, fds = channel.receive(30)
         arena = SharedArena.open(fds[0], message["size"], "cpu")

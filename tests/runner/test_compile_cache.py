@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.compile import (
+from runner.host.compile import (
     DEFAULT_CACHE_MAX_BYTES,
     STALE_TMP_S,
     cache_entries,

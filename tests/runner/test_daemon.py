@@ -29,7 +29,8 @@ async def test_health_reports_the_slots_the_sandbox_and_no_torch(remote: RunnerC
 
 def test_daemon_modules_do_not_import_torch() -> None:
     code = (
-        "import sys, runner.server, runner.jobs, runner.local, runner.sandbox, bot.runner_client\n"
+        "import sys, runner.daemon.server, runner.daemon.jobs, runner.host.job, runner.host.sandbox\n"
+        "import bot.runner_client\n"
         "import arena.commands.runner\n"
         "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))"
     )

@@ -1,6 +1,6 @@
 """Measured peaks on the daemon side: the probe subprocess, its deadline, and the memory and disk caches.
 
-The probe is replaced by a fake interpreter: a small executable script that ignores `-m runner.measure.peak_probe`,
+The probe is replaced by a fake interpreter: a small executable script that ignores `-m runner.judge.peak_probe`,
 records each run (arguments, the CUDA_VISIBLE_DEVICES it saw, its pid) and prints what the test asks for.
 Everything else is the real code. The real probe runs in the `gpu` test and in the no-CUDA test.
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from runner.api import MeasuredPeaks
-from runner.device_peaks import REPO_ROOT, device_peaks, forget_cached_peaks, peaks_key
-from runner.devices import Slot, cpu_slot, gpu_slots, query_gpus
+from runner.daemon.device_peaks import REPO_ROOT, device_peaks, forget_cached_peaks, peaks_key
+from runner.daemon.devices import Slot, cpu_slot, gpu_slots, query_gpus
 
 PEAKS = MeasuredPeaks(
     device="NVIDIA H100 80GB HBM3",
@@ -82,7 +82,7 @@ async def test_probe_result_is_returned_and_written_to_the_disk_cache(tmp_path: 
     cache_dir = tmp_path / "cache"
     assert await device_peaks(str(fake.path), H100_SLOT, cache_dir) == PEAKS
     [(args, visible, _pid)] = fake.runs()
-    assert (args, visible) == ("-m runner.measure.peak_probe", "GPU-test-uuid")
+    assert (args, visible) == ("-m runner.judge.peak_probe", "GPU-test-uuid")
     cached = cache_file(cache_dir, python=fake.path)
     assert MeasuredPeaks.model_validate_json(cached.read_text()) == PEAKS
     assert stat.S_IMODE(cached.parent.stat().st_mode) == 0o700
@@ -145,7 +145,7 @@ async def test_corrupt_cache_file_is_measured_again(tmp_path: Path, caplog: pyte
     cache_dir = tmp_path / "cache"
     cache_file(cache_dir, python=fake.path).parent.mkdir(parents=True)
     cache_file(cache_dir, python=fake.path).write_text('{"device": "NVIDIA H100 80GB HBM3", "bandwid')
-    with caplog.at_level(logging.WARNING, logger="runner.device_peaks"):
+    with caplog.at_level(logging.WARNING, logger="runner.daemon.device_peaks"):
         assert await device_peaks(str(fake.path), H100_SLOT, cache_dir) == PEAKS
     assert "unreadable peaks cache" in caplog.text
     assert len(fake.runs()) == 1
@@ -174,20 +174,20 @@ async def test_a_device_name_mismatch_is_logged_and_the_peaks_kept(
 ) -> None:
     fake = fake_python(tmp_path)
     h200 = Slot(0, "NVIDIA H200", True, {"CUDA_VISIBLE_DEVICES": "GPU-test-uuid"}, (9, 0))
-    with caplog.at_level(logging.WARNING, logger="runner.device_peaks"):
+    with caplog.at_level(logging.WARNING, logger="runner.daemon.device_peaks"):
         assert await device_peaks(str(fake.path), h200, None) == PEAKS
     assert "NVIDIA H100 80GB HBM3" in caplog.text
 
 
 def test_the_daemon_side_never_imports_torch() -> None:
-    code = "import sys, runner.device_peaks; sys.exit('torch' in sys.modules)"
+    code = "import sys, runner.daemon.device_peaks; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=False).returncode == 0
 
 
 def test_the_real_probe_exits_2_with_a_message_when_no_gpu_is_visible() -> None:
     env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
     probe = subprocess.run(
-        [sys.executable, "-m", "runner.measure.peak_probe"],
+        [sys.executable, "-m", "runner.judge.peak_probe"],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.runner_client import RunnerClient
-from runner.sandbox import PACKAGE_ROOT
+from runner.host.sandbox import PACKAGE_ROOT
 from tests.runner.conftest import (
     TEST_DEADLINES,
     Daemon,

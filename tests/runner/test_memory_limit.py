@@ -11,9 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from runner.executor import Executor
-from runner.local import run_job
-from runner.process import tree_memory
+from runner.host.executor import Executor
+from runner.host.job import run_job
+from runner.host.process import tree_memory
 from runner.settings import RunnerSettings
 from tests.runner.conftest import good_request, job_request, settings_for
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.sandbox import (
+from runner.host.sandbox import (
     PACKAGE_ROOT,
     JobDir,
     Sandbox,

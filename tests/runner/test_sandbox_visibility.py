@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from runner.api import SubmissionResult
-from runner.executor import Executor
-from runner.local import run_job
-from runner.sandbox import PACKAGE_ROOT, SandboxLevel
+from runner.host.executor import Executor
+from runner.host.job import run_job
+from runner.host.sandbox import PACKAGE_ROOT, SandboxLevel
 from tests.runner.conftest import good_request, job_request, settings_for
 
 PROBE = """

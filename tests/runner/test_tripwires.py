@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runner.tripwires import cuda_notes, python_notes, source_notes
+from runner.judge.tripwires import cuda_notes, python_notes, source_notes
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 ADVERSARIAL = Path(__file__).resolve().parents[1] / "adversarial" / "submissions"
@@ -22,7 +22,7 @@ def test_python_introspection_and_hooks_are_noted_once_each():
         "from torch.utils._python_dispatch import TorchDispatchMode\n"
         "import torch.library\n"
         "def solution(a, b, c, n):\n"
-        "    gc.get_objects(); gc.collect(); sys.modules['runner.harness']\n"
+        "    gc.get_objects(); gc.collect(); sys.modules['runner.launcher.harness']\n"
     )
     notes = python_notes(source)
     assert len(notes) == len(set(notes))

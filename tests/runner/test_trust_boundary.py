@@ -1,5 +1,8 @@
 """The launcher runs next to a stranger's code: nothing it imports, however deep and wherever in a function, may be
-the judge's (the inputs' generator, the expected outputs, verification, verdicts, statistics)."""
+the judge's (the inputs' generator, the expected outputs, verification, verdicts, statistics).
+
+The tree says which side a module is on: everything under `runner/launcher/` runs beside the submission, everything
+under `runner/judge/` is the judge's. This walks the imports of every launcher module."""
 
 from __future__ import annotations
 
@@ -7,18 +10,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# Modules that hold expected outputs or decide verdicts: the judge's side only.
-JUDGE_ONLY = {
-    "runner.evaluate",
-    "runner.case_buffers",
-    "runner.judge",
-    "runner.launcher_link",
-    "runner.admission",
-    "runner.measure.judged",
-}
+PROJECT_PACKAGES = ("runner", "problems", "bot", "arena", "core")
 
 
-def _module_file(name: str) -> Path | None:
+def module_file(name: str) -> Path | None:
     base = ROOT.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
@@ -26,41 +21,64 @@ def _module_file(name: str) -> Path | None:
     return None
 
 
-def _imports(name: str) -> set[str]:
+def modules_under(package: str) -> list[str]:
+    folder = ROOT.joinpath(*package.split("."))
+    names = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names.append(".".join(parts))
+    return names
+
+
+def direct_imports(name: str) -> set[str]:
     """Every project module `name` imports, at the top or inside a function (`from a import b` counts a.b when
-    b is a module)."""
-    path = _module_file(name)
+    b is a module; a relative import is resolved against the package)."""
+    path = module_file(name)
     assert path is not None, name
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names if _module_file(f"{node.module}.{a.name}"))
-    return {m for m in found if m.split(".")[0] in ("runner", "problems") and _module_file(m)}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names if module_file(f"{base}.{a.name}"))
+    return {m for m in found if m.split(".")[0] in PROJECT_PACKAGES and module_file(m)}
 
 
-def import_closure(start: str) -> set[str]:
+def import_closure(*start: str) -> set[str]:
     seen: set[str] = set()
-    todo = [start]
+    todo = list(start)
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
         parts = name.split(".")
-        todo += [".".join(parts[:i]) for i in range(1, len(parts)) if _module_file(".".join(parts[:i]))]
-        todo += sorted(_imports(name) - seen)
+        todo += [".".join(parts[:i]) for i in range(1, len(parts)) if module_file(".".join(parts[:i]))]
+        todo += sorted(direct_imports(name) - seen)
     return seen
 
 
-def test_the_launcher_imports_nothing_of_the_judge() -> None:
-    reached = import_closure("runner.launcher")
-    assert "runner.loader" in reached and "runner.harness" in reached
-    assert not reached & JUDGE_ONLY, sorted(reached & JUDGE_ONLY)
+def is_judge(module: str) -> bool:
+    return module == "runner.judge" or module.startswith("runner.judge.")
+
+
+def test_nothing_under_the_launcher_imports_the_judge() -> None:
+    launcher = modules_under("runner.launcher")
+    assert {"runner.launcher.main", "runner.launcher.loader", "runner.launcher.harness"} <= set(launcher)
+    for module in launcher:
+        reached = sorted(m for m in import_closure(module) if is_judge(m))
+        assert not reached, f"{module} reaches the judge's {reached}"
 
 
 def test_the_check_sees_the_judge_where_it_is_imported() -> None:
     # The same walk from the judge's entry point does reach its pipeline: the check above can fail.
-    assert {"runner.evaluate", "runner.case_buffers"} <= import_closure("runner.judge")
+    assert {"runner.judge.evaluate", "runner.judge.case_buffers"} <= import_closure("runner.judge.main")
+

@@ -12,7 +12,7 @@ import pytest
 from problems.base import C_TYPES
 from problems.registry import builtin_problems
 from problems.starter import STARTER_LANGUAGES, generate_starter, starter_filename
-from runner.compile import compile_flags
+from runner.host.compile import compile_flags
 
 PROBLEMS = builtin_problems()
 PAIRS = [(slug, dtype) for slug, problem in PROBLEMS.items() for dtype in problem.dtypes]

@@ -1,6 +1,6 @@
 """How busy the host's CPUs were while a case was checked: the evidence that separates load from hidden work.
 
-The judge's wall-clock check (runner/measure/judged.py) compares its own clock with what the launcher reported.
+The judge's wall-clock check (runner/judge/judged_timer.py) compares its own clock with what the launcher reported.
 On a host whose CPUs are oversubscribed, the scheduler's pauses land on the judge's clock but mostly outside the
 reported calls, and honest runs look as if they hid work. Where the host was busy, a shortfall is no evidence
 of anything: the run is answered `host_busy` (tried again), never `integrity`. A submission that loads the host

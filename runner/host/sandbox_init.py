@@ -1,7 +1,7 @@
 """The first program inside a job's sandbox: it finishes the isolation, then executes the job's command.
 
 Run as `python -I sandbox_init.py SPEC_JSON -- COMMAND...`, as the first process of fresh mount, pid, network,
-IPC and UTS namespaces (made by `unshare`; see `runner.sandbox`): as real root when the daemon is root, as root
+IPC and UTS namespaces (made by `unshare`; see `runner.host.sandbox`): as real root when the daemon is root, as root
 of a fresh user namespace otherwise. Where the namespaces are not available it still drops to the job's uid
 and sets the rlimits and the environment. It imports only the standard library, because it runs before
 anything else and must not trust any path it has not set up itself.

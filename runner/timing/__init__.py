@@ -1,5 +1,5 @@
 """Timing of one test case: stopping criteria, timers, and the measurement loop."""
 
-from runner.measure.measurement import Measurement, measure_case
+from runner.timing.measurement import Measurement, measure_case
 
 __all__ = ["Measurement", "measure_case"]

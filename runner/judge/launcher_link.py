@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from runner.api import ErrorInfo, JobRequest
-from runner.channel import Channel, ChannelClosedError, ChannelProtocolError
 from runner.errors import CallTimeoutError, LauncherLostError, SolutionRuntimeError, SubmissionError
+from runner.ipc.channel import Channel, ChannelClosedError, ChannelProtocolError
 
 # The daemon's phase deadlines stop a launcher that hangs; this bound only keeps the judge from waiting on a
 # launcher that has stopped answering altogether.

@@ -2,7 +2,7 @@
 
 A problem is admitted when, on every test case, its reference passes its own `verify_result`, and obviously
 wrong outputs (all zeros, a constant, a copy of an input) fail it. Run as
-`python -m runner.admission --request FILE --report-fd N`; the ValidateReport goes to fd N as one JSON line.
+`python -m runner.judge.admission --request FILE --report-fd N`; the ValidateReport goes to fd N as one JSON line.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def validate(request: ValidateRequest) -> ValidateReport:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="runner.admission")
+    parser = argparse.ArgumentParser(prog="runner.judge.admission")
     parser.add_argument("--request", type=Path, required=True)
     parser.add_argument("--report-fd", type=int, required=True)
     args = parser.parse_args(argv)

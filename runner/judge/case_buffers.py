@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from problems.base import DType, Problem, TestCase
 from problems.verification import poison
-from runner.shared_buffers import SharedArena, align
+from runner.ipc.shared_buffers import SharedArena, align
 
 if TYPE_CHECKING:
     import torch

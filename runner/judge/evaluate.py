@@ -1,7 +1,7 @@
 """The judge's pipeline for one submission: have it loaded, verify every test case, then benchmark.
 
-This runs in the judge process (`runner.judge`), never in the daemon or the CLI process. The submission
-itself runs in the launcher (`runner.launcher`), reached through a LauncherLink: this process generates the
+This runs in the judge process (`runner.judge.main`), never in the daemon or the CLI process. The submission
+itself runs in the launcher (`runner.launcher.main`), reached through a LauncherLink: this process generates the
 inputs, owns the expected outputs, verifies, and computes every statistic.
 """
 
@@ -31,7 +31,6 @@ from runner.api import (
     arithmetic_mean,
     geometric_mean,
 )
-from runner.case_buffers import CaseBuffers
 from runner.errors import (
     ImplausibleTimeError,
     NoGpuError,
@@ -39,13 +38,14 @@ from runner.errors import (
     SubmissionError,
     WrongAnswerError,
 )
-from runner.hardware import implausible_time, physical_floor, spec_for
-from runner.launcher_link import LauncherLink
-from runner.loader import resolve_problem
-from runner.measure import measure_case
-from runner.measure.gpu import GpuSensors
-from runner.measure.judged import JudgedTimer
-from runner.tripwires import source_notes
+from runner.gpus import implausible_time, physical_floor, spec_for
+from runner.judge.case_buffers import CaseBuffers
+from runner.judge.judged_timer import JudgedTimer
+from runner.judge.launcher_link import LauncherLink
+from runner.judge.tripwires import source_notes
+from runner.problem_lookup import resolve_problem
+from runner.timing import measure_case
+from runner.timing.gpu import GpuSensors
 
 if TYPE_CHECKING:
     import torch

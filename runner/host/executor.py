@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from runner.api import JobRequest
-from runner.compile import DEFAULT_CACHE_MAX_BYTES
-from runner.devices import Slot
-from runner.process import SandboxedProcess
-from runner.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command
+from runner.daemon.devices import Slot
+from runner.host.compile import DEFAULT_CACHE_MAX_BYTES
+from runner.host.process import SandboxedProcess
+from runner.host.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)

@@ -27,11 +27,11 @@ from runner.api import (
     ValidateReport,
     ValidateRequest,
 )
-from runner.device_peaks import device_peaks
-from runner.devices import Gpu, Slot, plan_slots, query_gpus
-from runner.executor import Executor, WarmWorker, start_warm_worker
-from runner.local import failure_result, run_job, run_validation
-from runner.metrics import Metrics
+from runner.daemon.device_peaks import device_peaks
+from runner.daemon.devices import Gpu, Slot, plan_slots, query_gpus
+from runner.daemon.metrics import Metrics
+from runner.host.executor import Executor, WarmWorker, start_warm_worker
+from runner.host.job import failure_result, run_job, run_validation
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)

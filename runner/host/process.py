@@ -21,7 +21,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 
-from runner.sandbox import JobDir, Sandbox, SandboxLevel
+from runner.host.sandbox import JobDir, Sandbox, SandboxLevel
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The runner daemon's HTTP API (DESIGN §3): `create_app(settings)` builds the aiohttp application.
 
-Handlers only parse input, call the job table (`runner.jobs`) and render wire models (`runner.api`); errors
+Handlers only parse input, call the job table (`runner.daemon.jobs`) and render wire models (`runner.api`); errors
 become `{"error": {"code", "message"}}` with a real status. The daemon never imports torch: jobs run in
 sandboxed worker processes.
 """
@@ -37,11 +37,11 @@ from runner.auth import (
     Verifier,
     make_auth_middleware,
 )
-from runner.compile import nvcc_path, nvcc_version
-from runner.devices import package_version
-from runner.jobs import Job, JobConflictError, JobFinishedError, JobManager, QueueFullError, UnknownJobError
-from runner.metrics import Metrics
-from runner.sandbox import SandboxLevel
+from runner.daemon.devices import package_version
+from runner.daemon.jobs import Job, JobConflictError, JobFinishedError, JobManager, QueueFullError, UnknownJobError
+from runner.daemon.metrics import Metrics
+from runner.host.compile import nvcc_path, nvcc_version
+from runner.host.sandbox import SandboxLevel
 from runner.settings import RunnerSettings, SettingsError
 
 log = logging.getLogger(__name__)

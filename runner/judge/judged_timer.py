@@ -1,6 +1,6 @@
 """The judge's timer: samples are taken by the launcher in batches, and count only after the judge checked them.
 
-A batch (runner/harness.py has the launcher's side) runs one sample on each input set of the case, back to
+A batch (runner/launcher/harness.py has the launcher's side) runs one sample on each input set of the case, back to
 back, in one request:
 - before it, every set gets fresh input values and NaN outputs, drawn in the judge's own memory and context;
 - after it, the judge verifies every output element of every set, requires each on-stream snapshot to equal
@@ -25,12 +25,12 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from runner.case_buffers import CaseBuffers
 from runner.errors import HostTooNoisyError, IntegrityError
-from runner.launcher_link import Batch, LauncherLink, Reading
-from runner.measure.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
-from runner.measure.gpu import MAX_SPIN_S, MIN_SPIN_S, GpuSensors, covering_spin_s
-from runner.measure.host_load import BUSY_STALL_FRACTION, CpuPressure
+from runner.judge.case_buffers import CaseBuffers
+from runner.judge.host_load import BUSY_STALL_FRACTION, CpuPressure
+from runner.judge.launcher_link import Batch, LauncherLink, Reading
+from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
+from runner.timing.gpu import MAX_SPIN_S, MIN_SPIN_S, GpuSensors, covering_spin_s
 
 MIN_CHECKED_BATCHES = 5
 # A case whose wall-clock shortfall is over the bound after MIN_CHECKED_BATCHES gets this many batches in all
@@ -150,7 +150,7 @@ class WallClock:
 
 @dataclass
 class JudgedTimer:
-    """A SampleTimer (runner.measure.measurement) fed by batches; the `call` it is given is not used."""
+    """A SampleTimer (runner.timing.measurement) fed by batches; the `call` it is given is not used."""
 
     link: LauncherLink
     buffers: CaseBuffers

@@ -1,7 +1,7 @@
 """The launcher's side of one sample: run a call the way the judge asked and report raw readings.
 
 Everything here runs in the untrusted process, next to the submission, so nothing here decides anything: it
-returns raw event times, host times and thread counts, and the judge checks them (runner/measure/judged.py).
+returns raw event times, host times and thread counts, and the judge checks them (runner/judge/judged_timer.py).
 What it can do is make tampering from Python harder: every function it relies on is bound when the harness
 is built, before the submission is imported, so replacing `torch.cuda.Event.elapsed_time`,
 `torch.cuda.synchronize`, `torch.Tensor.copy_` or `time.perf_counter` afterwards does not reach it.
@@ -17,7 +17,7 @@ dispatcher: a dispatch mode or an operator override left by the submission canno
 them. Each reading also reports whether torch function or dispatch modes were left active by the call.
 
 A batch runs several samples back to back in one request, so the judge can time the whole batch with its own
-clock: the sum of what is reported must account for the time that passed (runner/measure/judged.py).
+clock: the sum of what is reported must account for the time that passed (runner/judge/judged_timer.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from runner.measure.gpu import FLUSH_L2_MULTIPLE, MIN_FLUSH_BYTES
+from runner.timing.gpu import FLUSH_L2_MULTIPLE, MIN_FLUSH_BYTES
 
 if TYPE_CHECKING:
     import torch

@@ -11,7 +11,7 @@ from typing import Any
 
 from runner.api import CaseTiming, MeasureConfig
 from runner.errors import ImplausibleTimeError
-from runner.measure.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
+from runner.timing.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
 
 BoundCall = Callable[[], object]
 # A timer runs one call and returns its runtime in seconds, or None when the sample must be discarded. What a

@@ -17,17 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from problems.registry import UnknownProblemError, get_problem, load_problem_source
 from runner.api import JobRequest
-from runner.compile import compile_cuda, cuda_arch
 from runner.errors import (
     MissingSolutionError,
     NoGpuError,
     SourceSyntaxError,
     SubmissionImportError,
-    UnknownProblemCodeError,
-    UnsupportedDtypeError,
 )
+from runner.host.compile import compile_cuda, cuda_arch
 
 if TYPE_CHECKING:
     import torch
@@ -138,28 +135,6 @@ def _has_mangled_solution(library: Path) -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return "8solution" in out.stdout
-
-
-def resolve_problem(request: JobRequest) -> Problem:
-    """The problem a job names (built in, or its module's text), at the version and dtype the job asks for."""
-    if request.problem_source is not None:
-        problem = load_problem_source(request.problem_source, module_name=f"arena_problem_{request.problem_slug}")
-    else:
-        try:
-            problem = get_problem(request.problem_slug)
-        except UnknownProblemError as exc:
-            raise UnknownProblemCodeError(str(exc)) from exc
-    wanted = request.problem_version
-    if request.problem_source is None and wanted is not None and wanted != problem.version:
-        raise UnknownProblemCodeError(
-            f"This runner has version {problem.version} of {problem.slug}; the job is for version {wanted}, whose "
-            "interface was different. Submit again to run on the current version."
-        )
-    if request.dtype not in problem.dtypes:
-        raise UnsupportedDtypeError(
-            f"{problem.slug} does not support {request.dtype}; choose one of {', '.join(problem.dtypes)}."
-        )
-    return problem
 
 
 def load_solution(request: JobRequest, problem: Problem, workdir: Path, device_kind: DeviceKind) -> Solution:

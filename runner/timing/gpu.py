@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.measure.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
+from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
 
 log = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
 """Peak rates measured on a slot's GPU, once per GPU and torch version: the daemon's side of the peak probe.
 
-The daemon never imports torch, so the measurement runs in a child process (`runner.measure.peak_probe`) that
+The daemon never imports torch, so the measurement runs in a child process (`runner.judge.peak_probe`) that
 sees only the slot's GPU. Its answer is kept in memory and on disk (`<cache_dir>/peaks/<key>.json`), keyed by
 the GPU's name, the slot's CUDA_VISIBLE_DEVICES and the torch version, so a restart does not measure again.
-Any failure gives None, and the caller falls back to the datasheet figures of `runner.hardware`.
+Any failure gives None, and the caller falls back to the datasheet figures of `runner.gpus`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import tempfile
 from pathlib import Path
 
 from runner.api import MeasuredPeaks
-from runner.devices import Slot, package_version
+from runner.daemon.devices import Slot, package_version
 
 log = logging.getLogger(__name__)
 
-PROBE_MODULE = "runner.measure.peak_probe"
+PROBE_MODULE = "runner.judge.peak_probe"
 # The directory holding the `runner` package: the probe's cwd and PYTHONPATH, so `-m runner...` resolves.
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 KEY_CHARS = 16
 STDERR_TAIL_CHARS = 2000
 

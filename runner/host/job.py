@@ -1,7 +1,7 @@
 """Runs one job on this host: compile in the sandbox, then judge it with two fresh sandboxed processes.
 
-The judge (runner.judge) owns the inputs, the expected outputs, the verdict and the statistics; the launcher
-(runner.launcher) loads the submission and runs the calls the judge asks for. The caller (the CLI, or the
+The judge (runner.judge.main) owns the inputs, the expected outputs, the verdict and the statistics; the launcher
+(runner.launcher.main) loads the submission and runs the calls the judge asks for. The caller (the CLI, or the
 daemon's job table) never imports torch or the submission: a crash, a hang or a flood of output in the
 launcher becomes an error result here, and the caller keeps going. Deadlines per phase (compile, tests,
 benchmark) and per job are kept here, from the judge's events, and enforced by killing both process groups.
@@ -33,11 +33,11 @@ from runner.api import (
     ValidateReport,
     ValidateRequest,
 )
-from runner.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
-from runner.device_peaks import device_peaks
-from runner.devices import Slot, default_slot
+from runner.daemon.device_peaks import device_peaks
+from runner.daemon.devices import Slot, default_slot
 from runner.errors import CompileError, trim_log
-from runner.executor import (
+from runner.host.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
+from runner.host.executor import (
     DEFAULT_JOB_TIMEOUT_S,
     PEAKS_FILE,
     Deadlines,
@@ -48,9 +48,9 @@ from runner.executor import (
     job_env,
     start_processes,
 )
-from runner.process import SandboxedProcess, describe_exit, describe_memory_limit
-from runner.sandbox import JobDir, python_command
-from runner.tripwires import source_notes
+from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
+from runner.host.sandbox import JobDir, python_command
+from runner.judge.tripwires import source_notes
 
 log = logging.getLogger(__name__)
 
@@ -357,7 +357,7 @@ async def run_job(
 async def run_validation(
     request: ValidateRequest, *, executor: Executor | None = None, slot: Slot | None = None
 ) -> ValidateReport:
-    """Run the admission self-test of a problem module (runner.admission) in a sandboxed worker."""
+    """Run the admission self-test of a problem module (runner.judge.admission) in a sandboxed worker."""
     executor = executor or await default_executor()
     slot = slot or await asyncio.to_thread(default_slot)
     name = f"validate-{uuid.uuid4().hex[:16]}"
@@ -368,7 +368,7 @@ async def run_validation(
 
         def argv(fd: int | None) -> list[str]:
             args = ["--request", str(request_file), "--report-fd", str(fd)]
-            return python_command(executor.sandbox.policy.python, "runner.admission", args)
+            return python_command(executor.sandbox.policy.python, "runner.judge.admission", args)
 
         env = dict(slot.env) if request.device_kind != "cpu" else {"CUDA_VISIBLE_DEVICES": ""}
         async with await SandboxedProcess.start(

@@ -2,8 +2,8 @@
 
 Run as `python -m runner.judge --request FILE --workdir DIR --events-fd N --channel-fd M`. The judge runs
 only the runner's code and the problem's: it generates inputs from the job's secret seed, keeps the expected
-outputs, verifies and computes the statistics (runner.evaluate). The submission runs in the launcher at the
-other end of the channel (runner.launcher), in its own sandbox, and never sees the request file.
+outputs, verifies and computes the statistics (runner.judge.evaluate). The submission runs in the launcher at the
+other end of the channel (runner.launcher.main), in its own sandbox, and never sees the request file.
 Results travel only on the events pipe, never on stdout, so nothing printed can forge them.
 """
 
@@ -24,7 +24,7 @@ def _wait_for_job(fd: int) -> bool:
     before `go`: a judge started ahead may wait while another job is being timed on the same GPU."""
     import torch  # noqa: F401
 
-    import runner.evaluate  # noqa: F401
+    import runner.judge.evaluate  # noqa: F401
     from problems.registry import builtin_problems
 
     builtin_problems()
@@ -61,9 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         pipe.write(event.model_dump_json() + "\n")
         pipe.flush()
 
-    from runner.channel import Channel
-    from runner.evaluate import evaluate
-    from runner.launcher_link import LauncherLink
+    from runner.ipc.channel import Channel
+    from runner.judge.evaluate import evaluate
+    from runner.judge.launcher_link import LauncherLink
 
     link = LauncherLink(Channel.from_fd(args.channel_fd))
     try:

@@ -6,7 +6,7 @@ Layers, outermost first (DESIGN §6):
   to the pid namespace, where the kernel kills everything left;
 - `unshare` gives it new network, pid, mount, IPC and UTS namespaces (and a user namespace when the daemon is
   not root): no route to 127.0.0.1 and no view of other processes;
-- `runner/sandbox_init.py` builds a fresh root holding only what the job needs (an allowlist: /usr, the
+- `runner/host/sandbox_init.py` builds a fresh root holding only what the job needs (an allowlist: /usr, the
   interpreter's install tree, the package's own code, the CUDA toolkit and driver libraries, a minimal /etc
   and /dev, the job's own directory) and then drops privilege: to an unprivileged uid of the slot
   (`sandbox_uid + slot`, so RLIMIT_NPROC applies) when the daemon is root, to a nested user namespace
@@ -41,7 +41,7 @@ from runner.settings import RunnerSettings
 log = logging.getLogger(__name__)
 
 INIT_SCRIPT = Path(__file__).with_name("sandbox_init.py")
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 # The only parts of the checkout a worker imports: the rest (.git, .env, tests, deploy files) stays out of view.
 PACKAGE_DIRS = ("runner", "problems")
 HOSTNAME = "arena-sandbox"

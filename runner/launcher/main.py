@@ -1,8 +1,8 @@
 """The launcher: the one process that loads and runs a submission. Untrusted by design.
 
 Run as `python -m runner.launcher --channel-fd N --workdir DIR --prebuilt-dir DIR` inside the job's sandbox.
-It never sees the seed, the expected outputs or a verdict: the judge (runner/judge.py) sends it the
-submission, shares input and output buffers it allocated (runner/shared_buffers.py), and asks for calls one
+It never sees the seed, the expected outputs or a verdict: the judge (runner/judge/main.py) sends it the
+submission, shares input and output buffers it allocated (runner/ipc/shared_buffers.py), and asks for calls one
 at a time. Each answer is raw: event times, host times, thread counts, or an error the call raised.
 
 Requests (`op`): load, share, call, time, warmup, exit. Replies: `{"ok": true, ...}` or
@@ -18,7 +18,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from runner.channel import Channel, ChannelClosedError
+from runner.ipc.channel import Channel, ChannelClosedError
 
 
 class Launcher:
@@ -76,10 +76,11 @@ class Launcher:
 
     def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.api import JobRequest
-        from runner.harness import Harness
-        from runner.loader import load_solution, resolve_problem
+        from runner.launcher.harness import Harness
+        from runner.launcher.loader import load_solution
+        from runner.problem_lookup import resolve_problem
 
-        # Built before the submission is imported (see runner.harness), and only now: the CUDA context of a
+        # Built before the submission is imported (see runner.launcher.harness), and only now: the CUDA context of a
         # launcher started ahead is made when its job comes, not while another job is being timed.
         self.harness = Harness(self.device)
         request = JobRequest.model_validate(message["request"])
@@ -92,8 +93,8 @@ class Launcher:
     def share(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
         import torch
 
-        from runner.harness import CallSet
-        from runner.shared_buffers import SharedArena
+        from runner.ipc.shared_buffers import SharedArena
+        from runner.launcher.harness import CallSet
 
         if len(fds) != 1:
             raise ValueError("a share request must carry one descriptor")
@@ -110,7 +111,7 @@ class Launcher:
             call = self.solution.bind(self.problem, inputs, outputs, message["extras"], self.device)
             self.sets.append(CallSet.of(call, outputs, snapshots))
         if self.device == "cuda" and message.get("reset_l2"):
-            from runner.measure.gpu import reset_persisting_l2
+            from runner.timing.gpu import reset_persisting_l2
 
             reset_persisting_l2()
         return {"ok": True}
@@ -139,7 +140,7 @@ class Launcher:
         return {"ok": True, "threads": [count, count]}
 
     def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
-        from runner.measure.timers import seed_warmup
+        from runner.timing.timers import seed_warmup
 
         if self.device == "cuda":
             seed_warmup()
@@ -158,9 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     # job comes. `is_available` asks the driver without making a context.
     import torch
 
-    import runner.harness
-    import runner.loader  # noqa: F401
-    from runner.compile import use_prebuilt
+    import runner.launcher.harness
+    import runner.launcher.loader  # noqa: F401
+    from runner.host.compile import use_prebuilt
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     use_prebuilt(args.prebuilt_dir)

@@ -1,0 +1,5 @@
+import sys
+
+from runner.judge.main import main
+
+sys.exit(main())
