@@ -252,13 +252,13 @@ def judge_argv(
     args += ["--events-fd", str(events_fd), "--channel-fd", str(channel_fd)]
     if wait_fd is not None:
         args += ["--wait-fd", str(wait_fd)]
-    return python_command(executor.sandbox.policy.python, "runner.judge", args)
+    return python_command(executor.sandbox.policy.python, "runner.judge.main", args)
 
 
 def launcher_argv(executor: Executor, job: JobDir, channel_fd: int) -> list[str]:
     args = ["--channel-fd", str(channel_fd), "--workdir", str(job.scratch / "work")]
     args += ["--prebuilt-dir", str(job.in_dir / "prebuilt")]
-    return python_command(executor.sandbox.policy.python, "runner.launcher", args)
+    return python_command(executor.sandbox.policy.python, "runner.launcher.main", args)
 
 
 @dataclass

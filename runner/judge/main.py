@@ -1,6 +1,7 @@
 """The judge process: evaluates one job against a launcher and writes NDJSON events to a dedicated pipe.
 
-Run as `python -m runner.judge --request FILE --workdir DIR --events-fd N --channel-fd M`. The judge runs
+Started as `main()` of this module (`runner.host.executor.judge_argv`) with `--request FILE --workdir DIR
+--events-fd N --channel-fd M`. The judge runs
 only the runner's code and the problem's: it generates inputs from the job's secret seed, keeps the expected
 outputs, verifies and computes the statistics (runner.judge.evaluate). The submission runs in the launcher at the
 other end of the channel (runner.launcher.main), in its own sandbox, and never sees the request file.

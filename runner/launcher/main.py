@@ -1,6 +1,7 @@
 """The launcher: the one process that loads and runs a submission. Untrusted by design.
 
-Run as `python -m runner.launcher --channel-fd N --workdir DIR --prebuilt-dir DIR` inside the job's sandbox.
+Started as `main()` of this module (`runner.host.executor.launcher_argv`) with `--channel-fd N --workdir DIR
+--prebuilt-dir DIR` inside the job's sandbox.
 It never sees the seed, the expected outputs or a verdict: the judge (runner/judge/main.py) sends it the
 submission, shares input and output buffers it allocated (runner/ipc/shared_buffers.py), and asks for calls one
 at a time. Each answer is raw: event times, host times, thread counts, or an error the call raised.

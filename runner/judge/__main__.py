@@ -1,5 +1,0 @@
-import sys
-
-from runner.judge.main import main
-
-sys.exit(main())

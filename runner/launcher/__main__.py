@@ -1,5 +1,0 @@
-import sys
-
-from runner.launcher.main import main
-
-sys.exit(main())
