@@ -328,8 +328,15 @@ async def create_job_dirs(executor: Executor, slot: Slot) -> tuple[JobDir, JobDi
 
 @dataclass
 class WarmWorker:
-    """A job's processes started before the job arrives, so that starting Python, importing torch and creating
-    the CUDA contexts are off the job's clock. They are as fresh as any: they have run no submission."""
+    """A job's processes started before their job, held at a gate of two steps.
+
+    Started ahead (the slot's next job), Python and torch are imported off any job's clock; they make no CUDA
+    context while they wait, since another job may be timed on the GPU. `go` (the job has the slot now): the
+    judge reads its request and prepares, CUDA contexts included, while the host compiles. `built`: the
+    library is in the launcher's prebuilt folder, and the submission may be loaded. Closing the gate instead
+    (a compile error, a cancel) ends them without loading anything. They are as fresh as any: they have run no
+    submission.
+    """
 
     processes: JobProcesses
     go_fd: int
@@ -341,12 +348,21 @@ class WarmWorker:
         return self.slot_index == slot.index and self.processes.alive and not cpu_only
 
     def go(self) -> None:
-        """Tell the judge to read its request (written to its in/request.json by now)."""
+        """Tell the judge to read its request (written to its in/request.json by now) and prepare."""
+        self._signal(b"go\n", close=False)
+
+    def built(self) -> None:
+        """Tell the judge that the submission is ready to load (a CUDA library is in the prebuilt folder)."""
+        self._signal(b"built\n", close=True)
+
+    def _signal(self, line: bytes, *, close: bool) -> None:
+        if self.go_fd < 0:
+            return
         try:
-            os.write(self.go_fd, b"go\n")
+            os.write(self.go_fd, line)
         except OSError:
-            pass  # it died while waiting: the events pipe ends at once and the run reports the crash
-        finally:
+            close = True  # it died while waiting: the events pipe ends at once and the run reports the crash
+        if close:
             os.close(self.go_fd)
             self.go_fd = -1
 
@@ -363,12 +379,14 @@ class WarmWorker:
             await asyncio.to_thread(job.remove)
 
 
-async def start_warm_worker(executor: Executor, slot: Slot) -> WarmWorker:
-    """Start a job's processes for `slot`, waiting for their job. Cheap to call: it only spawns them."""
+async def start_warm_worker(executor: Executor, slot: Slot, env: dict[str, str] | None = None) -> WarmWorker:
+    """Start a job's processes for `slot`, waiting at the gate. Cheap to call: it only spawns them. `env` is the
+    job's (`job_env`) when they are started for a job in hand; ahead of any job, the slot's."""
     judge_job, launcher_job = await create_job_dirs(executor, slot)
     read_fd, write_fd = os.pipe()
     try:
-        processes = await start_processes(executor, dict(slot.env), judge_job, launcher_job, read_fd)
+        slot_env = dict(slot.env) if env is None else env
+        processes = await start_processes(executor, slot_env, judge_job, launcher_job, read_fd)
     except BaseException:
         os.close(write_fd)
         for job in (judge_job, launcher_job):

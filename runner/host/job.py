@@ -43,10 +43,9 @@ from runner.host.executor import (
     Deadlines,
     Executor,
     WarmWorker,
-    create_job_dirs,
     default_executor,
     job_env,
-    start_processes,
+    start_warm_worker,
 )
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.host.sandbox import JobDir, python_command
@@ -135,7 +134,7 @@ class _JobRun:
     tests: list[TestOutcome] = field(default_factory=list)
     timings: list[CaseTiming] = field(default_factory=list)
     prebuilt: bool = False
-    warm: WarmWorker | None = None
+    warm: WarmWorker | None = None  # the job's processes, held at their gate (always set by run_job)
 
     @property
     def device(self) -> str:
@@ -162,13 +161,19 @@ class _JobRun:
         )
 
     async def run(self) -> SubmissionResult:
+        """nvcc and the processes' preparation (CUDA contexts, the judge's first reference outputs) overlap:
+        the judge is let through its gate's first step before nvcc starts, and loads the submission only once
+        the library is in place."""
+        assert self.warm is not None
         await self.emit(JobEvent(seq=0, type="accepted", message=self.device))
-        result: SubmissionResult | None = None
+        await self.stage_request()
+        self.warm.go()
         if self.request.language == "cuda":
-            result = await self.compile()
-        if result is None:
-            result = await self.evaluate()
-        return result
+            failed = await self.compile()
+            if failed is not None:
+                return failed  # the gate closes with the processes: nothing was loaded
+        self.warm.built()
+        return await self.evaluate()
 
     async def finish(self, result: SubmissionResult) -> SubmissionResult:
         """Stamp the runner's own phase times on the result and send `done` (after the cleanup: the slot and
@@ -231,7 +236,8 @@ class _JobRun:
             return self.fail("compile_error", f"nvcc failed with exit code {returncode}.", output or "(no output)")
         return None
 
-    async def evaluate(self) -> SubmissionResult:
+    async def stage_request(self) -> None:
+        """The judge's inputs, in its private folder before its gate opens: the request and this GPU's peaks."""
         request_file = self.judge_job.in_dir / "request.json"
         await asyncio.to_thread(request_file.write_text, self.request.model_dump_json(), encoding="utf-8")
         if self.request.device_kind != "cpu":
@@ -240,15 +246,13 @@ class _JobRun:
             if peaks is not None:
                 peaks_file = self.judge_job.in_dir / PEAKS_FILE
                 await asyncio.to_thread(peaks_file.write_text, peaks.model_dump_json(), encoding="utf-8")
+
+    async def evaluate(self) -> SubmissionResult:
+        assert self.warm is not None
         deadlines = self.executor.deadlines
         clock = _PhaseClock(deadlines, self.request.mode, self.started + deadlines.job_s)
         spawned = time.monotonic()
-        if self.warm is not None:
-            processes = self.warm.processes
-            self.warm.go()  # the judge and the launcher have imported torch and made their CUDA contexts already
-        else:
-            env = job_env(self.slot, self.request)
-            processes = await start_processes(self.executor, env, self.judge_job, self.job)
+        processes = self.warm.processes
         async with processes.launcher, processes.judge:
             result, problem = await self._pump(processes.judge, clock, spawned)
             if processes.launcher.memory_exceeded is not None:
@@ -338,16 +342,15 @@ async def run_job(
     if warm is not None and not warm.fits(slot, request):
         await warm.discard()
         warm = None
-    if warm is not None:
-        judge_job, job = warm.processes.judge_job, warm.processes.launcher_job
-    else:
-        judge_job, job = await create_job_dirs(executor, slot)
+    if warm is None:
+        # Started now, they import torch while nvcc runs.
+        warm = await start_warm_worker(executor, slot, job_env(slot, request))
+    judge_job, job = warm.processes.judge_job, warm.processes.launcher_job
     run = _JobRun(request, on_event, executor, slot, job, judge_job, warm=warm)
     try:
         result = await run.run()
     finally:
-        if warm is not None:
-            await warm.close()
+        await warm.close()
         await executor.sandbox.reap(job.uid)
         for directory in (job, judge_job):
             await asyncio.to_thread(directory.remove)

@@ -53,6 +53,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EventSink = Callable[[JobEvent], None]
+Ready = Callable[[], bool]
+"""Blocks until the submission may be loaded (its library built); False when the job ended before that."""
+
+
+class WithdrawnError(Exception):
+    """The runner ended the job before its submission was ready to load (a compile error, a cancel)."""
 
 
 @dataclass
@@ -128,23 +134,31 @@ def _timing_notes(timings: list[CaseTiming]) -> list[str]:
 
 
 def evaluate(
-    request: JobRequest, workdir: Path, sink: EventSink, link: LauncherLink, peaks: MeasuredPeaks | None = None
-) -> SubmissionResult:
+    request: JobRequest,
+    workdir: Path,
+    sink: EventSink,
+    link: LauncherLink,
+    peaks: MeasuredPeaks | None = None,
+    ready: Ready | None = None,
+) -> SubmissionResult | None:
     """Judge one job to completion and return its result; the `done` event carries the same result.
 
     The submission runs in the launcher behind `link`; this process never loads it. `peaks` are the rates the
-    runner measured on this GPU, for the physical floor.
+    runner measured on this GPU, for the physical floor. Both processes prepare (CUDA contexts, the first
+    reference outputs) before `ready` lets the submission be loaded; None when the job ended before that.
     """
     ev = Evaluation(request, workdir, EventStream(sink), peaks)
     try:
-        result = _run(ev, link)
+        result = _run(ev, link, ready or (lambda: True))
+    except WithdrawnError:
+        return None
     except SubmissionError as exc:
         result = ev.result("failed" if isinstance(exc, WrongAnswerError) else "error", exc.info())
     ev.events.emit("done", message=result.status, result=result)
     return result
 
 
-def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
+def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
     import torch
 
     req = ev.request
@@ -157,12 +171,15 @@ def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
     if not has_gpu:
         torch.set_num_threads(1)  # the launcher runs on these cores too: the judge must not compete for them
     ev.events.emit("accepted", message=ev.device)
+    cases = ev.problem.generate_test_cases(req.dtype, ev.device_kind)
+    _prepare(ev, link, cases)
+    if not ready():
+        raise WithdrawnError
 
     with ev.phase("compile"):
         ev.events.emit("compiling", phase="nvcc" if req.language == "cuda" else "import")
         link.load(req)
         ev.events.emit("compiled", phase="nvcc" if req.language == "cuda" else "import")
-    cases = ev.problem.generate_test_cases(req.dtype, ev.device_kind)
     # A ranked run always draws a fresh secret seed: no caller, not even the bot, can replay known inputs.
     seed = req.seed if req.seed is not None and req.mode != "ranked" else secrets.randbits(62)
 
@@ -186,6 +203,31 @@ def _run(ev: Evaluation, link: LauncherLink) -> SubmissionResult:
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
     return ev.result("passed")
+
+
+def _prepare(ev: Evaluation, link: LauncherLink, cases: Sequence[TestCase]) -> None:
+    """What the first test would otherwise pay, done while the runner compiles: this process's CUDA context,
+    the libraries and kernels of the problem's reference and of the check (one reference output of the first
+    case, checked against itself), and the launcher's context and timing harness. Nothing here sees the
+    submission; a failure is left for the test itself to report."""
+    if cases:
+        try:
+            case = cases[0]
+            extras = ev.problem.get_extra_params(case)
+            inputs = tuple(t.contiguous() for t in case["create_inputs"](_warmup_generator(ev)))
+            expected = ev.problem.reference_outputs(inputs, extras)
+            _verify(ev, expected, [e.clone() for e in expected])
+            _sync(ev)
+        except Exception:
+            log.debug("preparing on case %s failed; the test will say why", cases[0]["name"], exc_info=True)
+    link.prepare()
+
+
+def _warmup_generator(ev: Evaluation) -> torch.Generator:
+    import torch
+
+    # Not the job's seed: these inputs are thrown away, and nothing timed or checked is drawn from them.
+    return torch.Generator(device=_device(ev)).manual_seed(0)
 
 
 def _device(ev: Evaluation) -> str:

@@ -42,6 +42,8 @@ RECHECK_BATCHES = 15
 # that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
 BATCH_BUDGET_S = 20e-3
 FIRST_BATCH = 3
+# A first sample this slow is estimate enough: the other samples of the first batch are not taken.
+SLOW_CALL_S = 5e-3
 # How long threads that outlived a batch get to finish exiting before they count as left running.
 THREAD_SETTLE_S = 1.0
 THREAD_SETTLE_POLL_S = 0.01
@@ -198,8 +200,14 @@ class JudgedTimer:
     def calibrate(self, _call: object) -> None:
         """Size the batches and the spin from a first small batch, measure the event overhead and set the
         known spin."""
-        self.batch_size = FIRST_BATCH
+        self.batch_size = 1
         readings = self._solution_batch().readings
+        if readings[0].elapsed_s < SLOW_CALL_S:
+            self.batch_size = FIRST_BATCH - 1
+            readings += self._solution_batch().readings
+        # These samples are the warm-up as well (Measurement.run_warmup takes one; start_trials drops the rest):
+        # the calls have run, their one-off costs are paid, and another batch would only repeat them.
+        self.pending.extend(r.elapsed_s for r in readings)
         estimate = _median([r.elapsed_s for r in readings])
         self.call_estimate_s = max(_median([max(r.host_span_s, r.elapsed_s) for r in readings]), estimate)
         self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))

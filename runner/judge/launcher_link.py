@@ -75,6 +75,10 @@ class LauncherLink:
             raise SolutionRuntimeError("The solution's process sent an unreadable reply.") from None
         raise _error_for(info)
 
+    def prepare(self) -> None:
+        """Have the launcher make its CUDA context and timing harness, before there is a submission to load."""
+        self.request({"op": "prepare"})
+
     def load(self, request: JobRequest) -> None:
         """Hand over the submission without the secrets: no seed, no mode, default measuring."""
         public = request.model_copy(update={"seed": None, "mode": "benchmark", "measure": type(request.measure)()})

@@ -19,7 +19,24 @@ from pathlib import Path
 from runner.api import JobEvent, JobRequest, MeasuredPeaks
 
 
-def _wait_for_job(fd: int) -> bool:
+class Gate:
+    """The runner's two signals on the wait pipe (`runner.host.executor.WarmWorker`): `go`, then `built`."""
+
+    def __init__(self, fd: int | None) -> None:
+        self._pipe = os.fdopen(fd, "rb") if fd is not None else None
+
+    def passed(self, signal: bytes) -> bool:
+        """Block until the runner sends `signal`; False when it closed the gate instead (the job ended)."""
+        if self._pipe is None:
+            return True  # started for a job whose submission is ready
+        passed = self._pipe.readline().strip() == signal
+        if signal == b"built" or not passed:
+            self._pipe.close()
+            self._pipe = None
+        return passed
+
+
+def _wait_for_job(gate: Gate) -> bool:
     """Do the slow start-up now (torch, the problems), then block until the runner sends `go`: the request
     file is in place by then. False when the runner dropped this judge instead. No CUDA context is made
     before `go`: a judge started ahead may wait while another job is being timed on the same GPU."""
@@ -29,8 +46,7 @@ def _wait_for_job(fd: int) -> bool:
     from problems.registry import builtin_problems
 
     builtin_problems()
-    with os.fdopen(fd, "rb") as channel:
-        return channel.readline().strip() == b"go"
+    return gate.passed(b"go")
 
 
 def _read_peaks(path: Path | None) -> MeasuredPeaks | None:
@@ -51,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait-fd", type=int, help="started ahead: prepare, then wait for `go` on this fd")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    if args.wait_fd is not None and not _wait_for_job(args.wait_fd):
+    gate = Gate(args.wait_fd)
+    if not _wait_for_job(gate):
         return 0
 
     request = JobRequest.model_validate_json(args.request.read_text(encoding="utf-8"))
@@ -68,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
 
     link = LauncherLink(Channel.from_fd(args.channel_fd))
     try:
-        evaluate(request, args.workdir, send, link, peaks)
+        evaluate(request, args.workdir, send, link, peaks, ready=lambda: gate.passed(b"built"))
     finally:
         link.close()
         pipe.close()

@@ -41,6 +41,7 @@ class Launcher:
 
     def serve(self) -> None:
         handlers = {
+            "prepare": self.prepare,
             "load": self.load,
             "share": self.share,
             "call": self.call,
@@ -75,15 +76,23 @@ class Launcher:
         log = traceback.format_exc() if self.language != "cuda" else None
         return {"code": "runtime_error", "message": first, "log": log}
 
+    def prepare(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+        """Build the harness: the CUDA context, the flush buffer, the events and their kernels. Asked for once
+        the job holds the GPU (a launcher started ahead makes no context while another job is being timed), and
+        before the submission is imported (see runner.launcher.harness)."""
+        from runner.launcher.harness import Harness
+
+        if self.harness is None:
+            self.harness = Harness(self.device)
+            self.harness.warm()
+        return {"ok": True}
+
     def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
         from runner.api import JobRequest
-        from runner.launcher.harness import Harness
         from runner.launcher.loader import load_solution
         from runner.problem_lookup import resolve_problem
 
-        # Built before the submission is imported (see runner.launcher.harness), and only now: the CUDA context of a
-        # launcher started ahead is made when its job comes, not while another job is being timed.
-        self.harness = Harness(self.device)
+        self.prepare(message, _fds)
         request = JobRequest.model_validate(message["request"])
         self.language = request.language
         self.problem = resolve_problem(request)
