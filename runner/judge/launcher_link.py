@@ -8,29 +8,24 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from runner.api import ErrorInfo, JobRequest
 from runner.errors import CallTimeoutError, LauncherLostError, SolutionRuntimeError, SubmissionError
+from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError, ChannelProtocolError
+from runner.ipc.messages import Reading
+
+__all__ = ["Batch", "LauncherLink", "Reading"]
+
+UNREADABLE = "The solution's process sent an unreadable reply."
 
 # The daemon's phase deadlines stop a launcher that hangs; this bound only keeps the judge from waiting on a
 # launcher that has stopped answering altogether.
 REPLY_TIMEOUT_S = 3600.0
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One timed sample as the launcher reported it."""
-
-    elapsed_s: float
-    covered_s: float | None
-    host_span_s: float
-    modes: int
-    # The host's time inside the call, and whether the GPU had passed START when the call returned (GPU only).
-    call_s: float = 0.0
-    start_passed: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -48,10 +43,12 @@ class LauncherLink:
         self.channel = channel
 
     def request(
-        self, message: dict[str, Any], fds: tuple[int, ...] = (), timeout_s: float = REPLY_TIMEOUT_S
+        self, request: messages.Request, fds: tuple[int, ...] = (), timeout_s: float = REPLY_TIMEOUT_S
     ) -> dict[str, Any]:
+        """Send one request and return its successful reply's JSON; an error reply raises the SubmissionError it
+        names."""
         try:
-            self.channel.send(message, fds)
+            self.channel.send(messages.encode_request(request), fds)
             reply, extra_fds = self.channel.receive(timeout_s)
         except TimeoutError as exc:
             if timeout_s >= REPLY_TIMEOUT_S:
@@ -72,26 +69,26 @@ class LauncherLink:
         try:
             info = ErrorInfo.model_validate(error)
         except Exception:
-            raise SolutionRuntimeError("The solution's process sent an unreadable reply.") from None
+            raise SolutionRuntimeError(UNREADABLE) from None
         raise _error_for(info)
 
     def prepare(self) -> None:
         """Have the launcher make its CUDA context and timing harness, before there is a submission to load."""
-        self.request({"op": "prepare"})
+        self.request(messages.Prepare())
 
     def load(self, request: JobRequest) -> None:
         """Hand over the submission without the secrets: no seed, no mode, default measuring."""
         public = request.model_copy(update={"seed": None, "mode": "benchmark", "measure": type(request.measure)()})
-        self.request({"op": "load", "request": public.model_dump(mode="json")})
+        self.request(messages.Load(public.model_dump(mode="json")))
 
     def share(self, message: dict[str, Any], fd: int, *, reset_l2: bool) -> None:
-        self.request({"op": "share", **message, "reset_l2": reset_l2}, (fd,))
+        share = messages.Share(message["size"], message["sets"], message["extras"], reset_l2)
+        self.request(share, (fd,))
 
     def call(self, set_index: int) -> bool:
         """One untimed call; whether the solution returned a tensor (whose value is never used)."""
-        reply = self.request({"op": "call", "set": set_index})
-        _threads(reply.get("threads"))
-        return reply.get("returned_tensor") is True
+        with _readable():
+            return messages.decode_called(self.request(messages.Call(set_index))).returned_tensor
 
     def time(
         self,
@@ -103,63 +100,37 @@ class LauncherLink:
         timeout_s: float = REPLY_TIMEOUT_S,
     ) -> Batch:
         """Time one sample per listed set, back to back; CallTimeoutError past `timeout_s`."""
-        message = {
-            "op": "time",
-            "sets": sets,
-            "kind": kind,
-            "spin_cycles": spin_cycles,
-            "known_cycles": known_cycles,
-            "protocol": protocol,
-        }
+        request = messages.Time(sets, kind, spin_cycles, known_cycles, protocol)  # type: ignore[arg-type]
         start = time.perf_counter()
-        reply = self.request(message, timeout_s=timeout_s)
+        reply = self.request(request, timeout_s=timeout_s)
         wall = time.perf_counter() - start
-        raw = reply.get("readings")
-        if not isinstance(raw, list) or len(raw) != len(sets) or not all(isinstance(r, dict) for r in raw):
-            raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
-        before, after = _threads(reply.get("threads"))
-        return Batch([_reading(r) for r in raw], before, after, wall)
+        with _readable():
+            timed = messages.decode_timed(reply, len(sets))
+        return Batch(timed.readings, timed.threads[0], timed.threads[1], wall)
 
     def threads(self) -> int:
         """The launcher's thread count now."""
-        return _threads(self.request({"op": "threads"}).get("threads"))[1]
+        with _readable():
+            return messages.decode_thread_count(self.request(messages.Threads())).threads[1]
 
     def warmup(self) -> None:
-        self.request({"op": "warmup"})
+        self.request(messages.Warmup())
 
     def close(self) -> None:
         try:
-            self.channel.send({"op": "exit"})
+            self.channel.send(messages.encode_request(messages.Exit()))
         except (ChannelClosedError, OSError):
             pass
         self.channel.close()
 
 
-def _reading(raw: dict[str, Any]) -> Reading:
-    covered = raw.get("covered_s")
-    modes = raw.get("modes")
-    passed = raw.get("start_passed")
-    return Reading(
-        elapsed_s=_number(raw.get("elapsed_s")),
-        covered_s=None if covered is None else _number(covered),
-        host_span_s=_number(raw.get("host_span_s")),
-        modes=modes if type(modes) is int else 1,
-        call_s=_number(raw.get("call_s", 0.0)),
-        start_passed=passed if type(passed) is bool else None,
-    )
-
-
-def _number(value: Any) -> float:
-    """A float from the launcher. NaN and infinities pass through: the measurement rejects them by name."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SolutionRuntimeError("The solution's process reported a time that is not a number.")
-    return float(value)
-
-
-def _threads(value: Any) -> tuple[int, int]:
-    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
-        raise SolutionRuntimeError("The solution's process sent an unreadable reply.")
-    return value[0], value[1]
+@contextmanager
+def _readable() -> Iterator[None]:
+    """A reply that does not parse is the submission's process misbehaving, reported as such."""
+    try:
+        yield
+    except messages.MalformedMessageError as exc:
+        raise SolutionRuntimeError(f"{UNREADABLE} ({exc})") from None
 
 
 def _error_for(info: ErrorInfo) -> SubmissionError:

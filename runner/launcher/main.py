@@ -6,8 +6,8 @@ It never sees the seed, the expected outputs or a verdict: the judge (runner/jud
 submission, shares input and output buffers it allocated (runner/ipc/shared_buffers.py), and asks for calls one
 at a time. Each answer is raw: event times, host times, thread counts, or an error the call raised.
 
-Requests (`op`): load, share, call, time, warmup, exit. Replies: `{"ok": true, ...}` or
-`{"ok": false, "error": {"code", "message", "log"}}`.
+The requests and replies are the typed messages of `runner.ipc.messages` (prepare, load, share, call, time,
+threads, warmup, exit).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ import argparse
 import logging
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError
 
 
@@ -40,32 +42,32 @@ class Launcher:
         self.sets: list[Any] = []
 
     def serve(self) -> None:
-        handlers = {
-            "prepare": self.prepare,
-            "load": self.load,
-            "share": self.share,
-            "call": self.call,
-            "time": self.time,
-            "warmup": self.warmup,
-            "threads": self.threads,
+        handlers: dict[type, Callable[[Any, list[int]], messages.Reply]] = {
+            messages.Prepare: self.prepare,
+            messages.Load: self.load,
+            messages.Share: self.share,
+            messages.Call: self.call,
+            messages.Time: self.time,
+            messages.Warmup: self.warmup,
+            messages.Threads: self.threads,
         }
         while True:
             try:
-                message, fds = self._receive()
+                raw, fds = self._receive()
             except ChannelClosedError:
                 return
-            op = message.get("op")
-            if op == "exit":
-                return
-            handler = handlers.get(str(op))
-            if handler is None:
-                self._send({"ok": False, "error": {"code": "internal", "message": f"unknown request {op!r}"}})
-                continue
             try:
-                reply = handler(message, fds)
+                request = messages.decode_request(raw)
+            except messages.MalformedMessageError as exc:
+                self._send(messages.encode_reply(messages.Failed({"code": "internal", "message": str(exc)})))
+                continue
+            if isinstance(request, messages.Exit):
+                return
+            try:
+                reply = handlers[type(request)](request, fds)
             except Exception as exc:
-                reply = {"ok": False, "error": self._describe(exc)}
-            self._send(reply)
+                reply = messages.Failed(self._describe(exc))
+            self._send(messages.encode_reply(reply))
 
     def _describe(self, exc: Exception) -> dict[str, Any]:
         from runner.errors import SubmissionError
@@ -76,7 +78,7 @@ class Launcher:
         log = traceback.format_exc() if self.language != "cuda" else None
         return {"code": "runtime_error", "message": first, "log": log}
 
-    def prepare(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+    def prepare(self, _request: messages.Prepare | messages.Load, _fds: list[int]) -> messages.Done:
         """Build the harness: the CUDA context, the flush buffer, the events and their kernels. Asked for once
         the job holds the GPU (a launcher started ahead makes no context while another job is being timed), and
         before the submission is imported (see runner.launcher.harness)."""
@@ -85,22 +87,22 @@ class Launcher:
         if self.harness is None:
             self.harness = Harness(self.device)
             self.harness.warm()
-        return {"ok": True}
+        return messages.Done()
 
-    def load(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+    def load(self, request: messages.Load, fds: list[int]) -> messages.Done:
         from runner.api import JobRequest
         from runner.launcher.loader import load_solution
         from runner.problem_lookup import resolve_problem
 
-        self.prepare(message, _fds)
-        request = JobRequest.model_validate(message["request"])
-        self.language = request.language
-        self.problem = resolve_problem(request)
-        self.dtype = request.dtype
-        self.solution = load_solution(request, self.problem, self.workdir, "gpu" if self.device == "cuda" else "cpu")
-        return {"ok": True}
+        self.prepare(request, fds)
+        job = JobRequest.model_validate(request.request)
+        self.language = job.language
+        self.problem = resolve_problem(job)
+        self.dtype = job.dtype
+        self.solution = load_solution(job, self.problem, self.workdir, "gpu" if self.device == "cuda" else "cpu")
+        return messages.Done()
 
-    def share(self, message: dict[str, Any], fds: list[int]) -> dict[str, Any]:
+    def share(self, request: messages.Share, fds: list[int]) -> messages.Done:
         import torch
 
         from runner.ipc.shared_buffers import SharedArena
@@ -111,50 +113,51 @@ class Launcher:
         self.sets = []
         if self.arena is not None:
             self.arena.close()
-        self.arena = SharedArena.open(fds[0], int(message["size"]), self.device)
+        self.arena = SharedArena.open(fds[0], request.size, self.device)
 
         def views(specs: list[list[Any]]) -> list[torch.Tensor]:
             return [self.arena.view(offset, shape, getattr(torch, dtype)) for offset, shape, dtype in specs]
 
-        for spec in message["sets"]:
+        for spec in request.sets:
             inputs, outputs, snapshots = views(spec["inputs"]), views(spec["outputs"]), views(spec["snapshots"])
-            call = self.solution.bind(self.problem, inputs, outputs, message["extras"], self.device)
+            call = self.solution.bind(self.problem, inputs, outputs, request.extras, self.device)
             self.sets.append(CallSet.of(call, outputs, snapshots))
-        if self.device == "cuda" and message.get("reset_l2"):
+        if self.device == "cuda" and request.reset_l2:
             from runner.timing.gpu import reset_persisting_l2
 
             reset_persisting_l2()
-        return {"ok": True}
+        return messages.Done()
 
-    def call(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
-        return {"ok": True, **self.harness.call(self.sets[int(message["set"])])}
+    def call(self, request: messages.Call, _fds: list[int]) -> messages.Called:
+        outcome = self.harness.call(self.sets[request.set])
+        return messages.Called(tuple(outcome["threads"]), outcome["returned_tensor"])
 
-    def time(self, message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+    def time(self, request: messages.Time, _fds: list[int]) -> messages.Timed:
         """A batch: one sample per listed set, back to back, each the same as a lone sample would be."""
-        run = message["kind"] == "solution"
-        spin, known, protocol = int(message["spin_cycles"]), int(message["known_cycles"]), str(message["protocol"])
+        run = request.kind == "solution"
         readings = []
         # Threads are counted around the whole batch: a thread started by a call and still alive at its end is
         # caught, and the samples stay free of the counting's own cost.
         before = self.harness.threads()
-        for index in message["sets"]:
-            target = self.sets[int(index)]
+        for index in request.sets:
+            target = self.sets[index]
             if self.device == "cuda":
-                readings.append(self.harness.time_gpu(target, run, spin, known, protocol))
+                raw = self.harness.time_gpu(target, run, request.spin_cycles, request.known_cycles, request.protocol)
             else:
-                readings.append(self.harness.time_cpu(target, run))
-        return {"ok": True, "readings": readings, "threads": [before, self.harness.threads()]}
+                raw = self.harness.time_cpu(target, run)
+            readings.append(messages.Reading(**raw))
+        return messages.Timed(readings, (before, self.harness.threads()))
 
-    def threads(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+    def threads(self, _request: messages.Threads, _fds: list[int]) -> messages.ThreadCount:
         count = self.harness.threads()
-        return {"ok": True, "threads": [count, count]}
+        return messages.ThreadCount((count, count))
 
-    def warmup(self, _message: dict[str, Any], _fds: list[int]) -> dict[str, Any]:
+    def warmup(self, _request: messages.Warmup, _fds: list[int]) -> messages.Done:
         from runner.timing.timers import seed_warmup
 
         if self.device == "cuda":
             seed_warmup()
-        return {"ok": True}
+        return messages.Done()
 
 
 def main(argv: list[str] | None = None) -> int:
