@@ -33,13 +33,13 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.core.leaderboard import get_leaderboard, get_rank  # noqa: E402
-from bot.core.submissions import SubmitRequest, submit  # noqa: E402
-from bot.db import leaderboard  # noqa: E402
-from bot.db.embedded import start_embedded  # noqa: E402
-from bot.db.migrate import migrate  # noqa: E402
-from bot.db.pool import create_pool, with_database  # noqa: E402
-from bot.settings import RateLimitSettings, StoreSettings  # noqa: E402
+from core.leaderboard import get_leaderboard, get_rank  # noqa: E402
+from core.settings import RateLimitSettings, StoreSettings  # noqa: E402
+from core.store import leaderboard  # noqa: E402
+from core.store.embedded import start_embedded  # noqa: E402
+from core.store.migrate import migrate  # noqa: E402
+from core.store.pool import create_pool, with_database  # noqa: E402
+from core.submissions import SubmitRequest, submit  # noqa: E402
 
 GPUS = (("h100", 0.5), ("a100", 0.3), ("l4", 0.2))
 DTYPES = (("float32", 0.6), ("float16", 0.25), ("bfloat16", 0.15))

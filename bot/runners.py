@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 import aiohttp
 
 from bot.bot_settings import BotSettings
-from bot.core.admission import LocalValidator, ProblemValidator
-from bot.core.dispatch import JobRunner
-from bot.core.errors import UserFacingError
-from bot.core.local_runner import LocalRunner, detect_gpu_type
-from bot.remote_runner import RemoteRunner
-from bot.runner_client import RunnerClient, RunnerError
+from core.errors import UserFacingError
 from runner.api import HealthInfo
+from runner.client import JobRunner, ProblemValidator
+from runner.clients.http import RunnerClient, RunnerError
+from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
+from runner.clients.remote import RemoteRunner
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +99,7 @@ async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -
             ca_file=config.ca_file,
             allow_plain_http=config.allow_plain_http,
         )
-        built.remote.append(RemoteRunner(config, client))
+        built.remote.append(RemoteRunner(config.name, config.gpu_type, config.slots, client))
         log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
     if settings.wants_local_runner():
         gpu_type = await asyncio.to_thread(detect_gpu_type, settings.local_device)

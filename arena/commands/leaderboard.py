@@ -9,11 +9,11 @@ import sys
 import asyncpg
 
 from arena.render import format_rate, table
-from bot.core.errors import KernelArenaError, UnknownProblemError, UserFacingError
-from bot.core.leaderboard import LANGUAGES, Board, get_leaderboard, get_rank, list_boards
-from bot.db.leaderboard import BoardRow
-from bot.db.pool import open_store
-from bot.settings import Settings
+from core.errors import USER_FACING, KernelArenaError, UnknownProblemError, UserFacingError
+from core.leaderboard import LANGUAGES, Board, get_leaderboard, get_rank, list_boards
+from core.settings import Settings
+from core.store.leaderboard import BoardRow
+from core.store.pool import open_store
 from problems.base import DTYPES
 
 
@@ -94,7 +94,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             print(f"No submissions to {args.slug} yet. Rank one with `arena submit {args.slug} FILE --mode ranked`.")
             return 0
         raise
-    except UserFacingError:
+    except USER_FACING:
         raise
     except (KernelArenaError, OSError, asyncpg.PostgresError) as exc:
         raise UserFacingError(f"The store cannot be read: {exc}") from exc

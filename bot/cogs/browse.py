@@ -21,10 +21,10 @@ from bot.cogs._common import (
     member_key,
     problem_choices,
 )
-from bot.core import browse
-from bot.core.errors import InvalidOptionError
 from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, render_problem
 from bot.ui.views import Paginator
+from core import browse
+from core.errors import InvalidOptionError
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

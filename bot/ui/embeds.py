@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.core.gpus import GpuSpec
-from bot.core.progress import ProgressState
-from bot.core.service import SubmitTicket
+from core.progress import ProgressState
+from core.service import SubmitTicket
 from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome
+from runner.gpus import GpuSpec
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096

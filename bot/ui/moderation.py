@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import discord
 
-from bot.core.admission import Candidate
-from bot.db.problems import ProblemVersion
 from bot.runners import RunnerStatus
 from bot.ui.embeds import (
     COLOUR_FAIL,
@@ -18,6 +16,8 @@ from bot.ui.embeds import (
     escape_code,
     fit,
 )
+from core.admission import Candidate
+from core.store.problems import ProblemVersion
 
 MAX_FIELDS = 25
 

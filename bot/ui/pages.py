@@ -7,7 +7,6 @@ from itertools import groupby
 
 import discord
 
-from bot.core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
 from bot.ui.embeds import (
     COLOUR_INFO,
     DESCRIPTION_LIMIT,
@@ -20,6 +19,7 @@ from bot.ui.embeds import (
     format_rate,
 )
 from bot.ui.views import Page
+from core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
 from problems.catalog import CaseInfo
 
 MAX_FIELDS = 25

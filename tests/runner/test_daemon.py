@@ -9,8 +9,8 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.runner_client import RunnerClient
 from runner.auth import sign_headers
+from runner.clients.http import RunnerClient
 from tests.runner.conftest import EXAMPLES, Daemon, assert_next_job_ok
 
 
@@ -30,7 +30,7 @@ async def test_health_reports_the_slots_the_sandbox_and_no_torch(remote: RunnerC
 def test_daemon_modules_do_not_import_torch() -> None:
     code = (
         "import sys, runner.daemon.server, runner.daemon.jobs, runner.host.job, runner.host.sandbox\n"
-        "import bot.runner_client\n"
+        "import runner.clients.http\n"
         "import arena.commands.runner\n"
         "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))"
     )

@@ -7,11 +7,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.core.errors import MigrationError
-from bot.db import users
-from bot.db.migrate import MIGRATIONS_DIR, Migration, discover, migrate, status
-from bot.db.pool import open_store
-from bot.settings import StoreSettings
+from core.errors import MigrationError
+from core.settings import StoreSettings
+from core.store import users
+from core.store.migrate import MIGRATIONS_DIR, Migration, discover, migrate, status
+from core.store.pool import open_store
 
 TABLES = {
     "users",
