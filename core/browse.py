@@ -15,13 +15,15 @@ from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProb
 from core.leaderboard import Board, get_leaderboard, get_rank
 from core.problems import SLUG, find_problem, require_problem
 from core.ratelimit import remaining
+from core.results import load_result
+from core.results import stored_result as stored_result  # the service reads stored results through here
 from core.settings import RateLimitSettings
 from core.store import jobs, leaderboard, problems, submissions, users
 from core.store.leaderboard import BoardRow
 from core.store.problems import ProblemVersion
 from core.submissions import MODES, get_submission
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
-from runner.api import CaseTiming, ErrorInfo, SubmissionResult, TestOutcome, geometric_mean
+from runner.api import SubmissionResult
 
 log = logging.getLogger(__name__)
 
@@ -114,14 +116,17 @@ async def leaderboard_page(
     page: int,
     page_size: int,
     caller_external_id: str,
+    method: str | None = None,
 ) -> LeaderboardPage:
-    """Page `page` (from 0) of a board, whether another page follows, and the caller's own row."""
+    """Page `page` (from 0) of a board, whether another page follows, and the caller's own row on that board."""
     board = await get_leaderboard(
-        pool, slug, gpu_type, dtype, language=language, limit=page_size + 1, offset=page * page_size
+        pool, slug, gpu_type, dtype, language=language, limit=page_size + 1, offset=page * page_size, method=method
     )
-    caller = await get_rank(pool, slug, gpu_type, dtype, caller_external_id, language=language)
+    caller = None
+    if board.method is not None:
+        caller = await get_rank(pool, slug, gpu_type, dtype, caller_external_id, language=language, method=board.method)
     rows = board.rows[:page_size]
-    trimmed = Board(board.problem, board.gpu_type, board.dtype, board.language, rows)
+    trimmed = Board(board.problem, board.gpu_type, board.dtype, board.language, rows, board.method)
     return LeaderboardPage(trimmed, page, page_size, len(board.rows) > page_size, caller)
 
 
@@ -141,64 +146,6 @@ async def job_counts(pool: asyncpg.Pool) -> dict[str, int]:
 
 
 # -- one submission --------------------------------------------------------------------------------------------
-
-
-def stored_result(sub: submissions.Submission, cases: list[submissions.CaseResult]) -> SubmissionResult:
-    """A SubmissionResult rebuilt from the store, for display.
-
-    The store's case rows give runtime, GFLOPS and GB/s; the FLOP and byte counts are recovered from them
-    (rate × runtime), and the method is inferred from the device.
-    """
-    method = "cpu" if (sub.device or "").upper().startswith("CPU") else "arena"
-    tests = [
-        TestOutcome(index=c.idx, name=c.name, dims=list(c.dims), passed=bool(c.passed), message=c.message or "")
-        for c in cases
-        if c.kind == "test"
-    ]
-    timings = [_timing(c, method) for c in cases if c.kind == "benchmark" and c.runtime_median_us]
-    error = None
-    if sub.error_code is not None:
-        error = ErrorInfo(code=sub.error_code, message=sub.error_message or "", log=sub.error_log)  # type: ignore[arg-type]
-    status = sub.status if sub.status in ("passed", "failed") else "error"
-    metric = sub.score_metric or "gflops"
-    return SubmissionResult(
-        submission_id=str(sub.id),
-        problem_slug=sub.slug,
-        problem_version=sub.problem_version,
-        dtype=sub.dtype,  # type: ignore[arg-type]
-        language=sub.language,  # type: ignore[arg-type]
-        mode=sub.mode,  # type: ignore[arg-type]
-        status=status,  # type: ignore[arg-type]
-        device=sub.device or "unknown",
-        tests=tests,
-        timings=timings,
-        score_metric=metric,  # type: ignore[arg-type]
-        geomean_gflops=sub.score if metric == "gflops" else geometric_mean([t.gflops for t in timings]),
-        mean_gflops=sub.mean_score if metric == "gflops" else None,
-        geomean_gbps=sub.score if metric == "gbps" else geometric_mean([t.gbps for t in timings]),
-        error=error,
-    )
-
-
-def _timing(case: submissions.CaseResult, method: str) -> CaseTiming:
-    runtime = case.runtime_median_us or 0.0
-    gflops, gbps = case.gflops or 0.0, case.gbps or 0.0
-    return CaseTiming(
-        index=case.idx,
-        name=case.name,
-        dims=list(case.dims),
-        method=method,  # type: ignore[arg-type]
-        runtime_median_us=runtime,
-        runtime_mean_us=runtime,
-        gflops=gflops,
-        gflops_mean=gflops,
-        gbps=gbps,
-        flops=round(gflops * runtime * 1e3),
-        bytes=round(gbps * runtime * 1e3),
-        samples=0,
-        cv=0.0,
-        converged=True,
-    )
 
 
 @dataclass(frozen=True)
@@ -223,8 +170,7 @@ async def submission_detail(
     source = await submissions.get_source(pool, sub.source_sha256) or ""
     result = None
     if sub.status in ("passed", "failed", "error"):
-        cases = await submissions.case_results(pool, sub.result_job_id) if sub.result_job_id else []
-        result = stored_result(sub, cases)
+        result = await load_result(pool, sub)
     return SubmissionDetail(sub, owner.display_name, source, result)
 
 
@@ -240,6 +186,8 @@ class Standing:
     score: float
     score_metric: str
     submission_id: int
+    method: str | None = None
+    """The timing method of the board this rank is on."""
 
 
 @dataclass(frozen=True)
@@ -271,14 +219,18 @@ async def user_stats(pool: asyncpg.Pool, external_id: str, display_name: str, li
 
 
 async def _standings(pool: asyncpg.Pool, external_id: str, history: list[submissions.Submission]) -> list[Standing]:
-    boards = {(s.slug, s.problem_version, s.gpu_type, s.dtype) for s in history if s.mode == "ranked" and s.score}
+    boards = {
+        (s.slug, s.problem_version, s.gpu_type, s.dtype, s.method)
+        for s in history
+        if s.mode == "ranked" and s.score and s.method is not None
+    }
     found: list[Standing] = []
-    for slug, version, gpu_type, dtype in sorted(boards):
+    for slug, version, gpu_type, dtype, method in sorted(boards):
         try:
-            row = await get_rank(pool, slug, gpu_type, dtype, external_id, version=version)
+            row = await get_rank(pool, slug, gpu_type, dtype, external_id, version=version, method=method)
         except UnknownProblemError:
             continue
         if row is not None:
             metric = next((s.score_metric for s in history if s.id == row.submission_id), None) or "gflops"
-            found.append(Standing(slug, gpu_type, dtype, row.rank, row.score, metric, row.submission_id))
+            found.append(Standing(slug, gpu_type, dtype, row.rank, row.score, metric, row.submission_id, method))
     return sorted(found, key=lambda s: (s.rank, s.slug))

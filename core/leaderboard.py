@@ -15,18 +15,21 @@ from core.store.pool import Conn
 from core.store.problems import ProblemVersion
 
 LANGUAGES = ("cuda", "python", "triton")
+METHODS = ("arena", "seed", "cpu")
 MAX_PAGE = 100
 
 
 @dataclass(frozen=True)
 class Board:
-    """One page of a leaderboard. `language` is `any` or the language it was filtered to."""
+    """One page of a leaderboard. `language` is `any` or the language it was filtered to; `method` is the timing
+    method that ranked it (None when no board exists for this problem, GPU type and dtype yet)."""
 
     problem: ProblemVersion
     gpu_type: str
     dtype: str
     language: str
     rows: list[BoardRow]
+    method: str | None = None
 
     @property
     def score_unit(self) -> str:
@@ -41,8 +44,20 @@ def _language(language: str | None) -> str:
     return language
 
 
-def _key(problem: ProblemVersion, gpu_type: str, dtype: str) -> BoardKey:
-    return BoardKey(problem.problem_id, problem.version, gpu_type, dtype)
+async def _method(conn: Conn, problem: ProblemVersion, gpu_type: str, dtype: str, method: str | None) -> str | None:
+    """The method whose board to read: the one asked for, else the fullest board's (None when there is none).
+
+    Never guessed from the GPU type: the runner chose how to time, and the submissions recorded it."""
+    if method is not None:
+        if method not in METHODS:
+            raise InvalidOptionError(f"`{method}` is not a timing method; choose one of {', '.join(METHODS)}.")
+        return method
+    found = await leaderboard.board_methods(conn, problem.problem_id, problem.version, gpu_type, dtype)
+    return found[0] if found else None
+
+
+def _key(problem: ProblemVersion, gpu_type: str, dtype: str, method: str) -> BoardKey:
+    return BoardKey(problem.problem_id, problem.version, gpu_type, dtype, method)
 
 
 async def get_leaderboard(
@@ -55,14 +70,19 @@ async def get_leaderboard(
     limit: int = 20,
     offset: int = 0,
     version: int | None = None,
+    method: str | None = None,
 ) -> Board:
-    """Ranks offset+1 .. offset+limit on (problem, GPU type, dtype), at the problem's current version by default."""
+    """Ranks offset+1 .. offset+limit on (problem, GPU type, dtype, method), at the problem's current version by
+    default, on the fullest method's board unless `method` names one."""
     if not 1 <= limit <= MAX_PAGE or offset < 0:
         raise InvalidOptionError(f"Show between 1 and {MAX_PAGE} rows from a non-negative offset.")
     lang = _language(language)
     problem = await require_problem(conn, slug, version)
-    rows = await leaderboard.top(conn, _key(problem, gpu_type, dtype), lang, limit, offset)
-    return Board(problem, gpu_type, dtype, lang, rows)
+    chosen = await _method(conn, problem, gpu_type, dtype, method)
+    rows: list[BoardRow] = []
+    if chosen is not None:
+        rows = await leaderboard.top(conn, _key(problem, gpu_type, dtype, chosen), lang, limit, offset)
+    return Board(problem, gpu_type, dtype, lang, rows, chosen)
 
 
 async def get_rank(
@@ -74,14 +94,17 @@ async def get_rank(
     *,
     language: str | None = None,
     version: int | None = None,
+    method: str | None = None,
 ) -> BoardRow | None:
-    """The user's place on the board, or None when they have no verified ranked submission there."""
+    """The user's place on the board (the fullest method's unless `method` names one), or None when they have no
+    verified ranked submission there."""
     lang = _language(language)
     problem = await require_problem(conn, slug, version)
+    chosen = await _method(conn, problem, gpu_type, dtype, method)
     user = await users.find_user(conn, user_external_id)
-    if user is None:
+    if user is None or chosen is None:
         return None
-    return await leaderboard.user_rank(conn, _key(problem, gpu_type, dtype), user.id, lang)
+    return await leaderboard.user_rank(conn, _key(problem, gpu_type, dtype, chosen), user.id, lang)
 
 
 async def get_history(
@@ -98,6 +121,6 @@ async def get_history(
 
 
 async def list_boards(conn: Conn, slug: str, version: int | None = None) -> tuple[ProblemVersion, list[BoardSummary]]:
-    """The (GPU type, dtype) boards of a problem version that have entries, fullest first."""
+    """The (GPU type, dtype, method) boards of a problem version that have entries, fullest first."""
     problem = await require_problem(conn, slug, version)
     return problem, await leaderboard.boards(conn, problem.problem_id, problem.version)

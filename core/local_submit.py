@@ -15,6 +15,7 @@ import asyncpg
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.problems import ProblemSpec, sync_problem
+from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.pool import open_store
@@ -36,6 +37,7 @@ async def _deliver(on_event: EventCallback, event: JobEvent) -> None:
     if maybe is not None:
         await maybe
 
+
 @dataclass(frozen=True)
 class LocalSubmission:
     """What `arena submit` hands over: the problem as the code describes it, the file, and the options."""
@@ -46,23 +48,6 @@ class LocalSubmission:
     dtype: str = "float32"
     mode: str = "benchmark"
     user_name: str | None = None
-
-
-def _stored_result(sub: submissions.Submission) -> SubmissionResult:
-    """A summary of a submission that another dispatcher ran (its per-case rows stay in the store)."""
-    error = ErrorInfo(code=sub.error_code, message=sub.error_message or "") if sub.error_code else None  # type: ignore[arg-type]
-    return SubmissionResult(
-        submission_id=str(sub.id),
-        problem_slug=sub.slug,
-        problem_version=sub.problem_version,
-        dtype=sub.dtype,  # type: ignore[arg-type]
-        language=sub.language,  # type: ignore[arg-type]
-        mode=sub.mode,  # type: ignore[arg-type]
-        status=sub.status if sub.status in ("passed", "failed") else "error",  # type: ignore[arg-type]
-        device=sub.device or "unknown",
-        geomean_gflops=sub.score,
-        error=error,
-    )
 
 
 CANCELLED_BY_USER = "Cancelled by the user (Ctrl-C) before it finished; it will not run again."
@@ -182,6 +167,9 @@ async def run_local_submission(
         raise
     finally:
         await runner.aclose()
+    if "result" in captured:
+        return receipt.submission_id, captured["result"]
+    # Another dispatcher ran it (a job left by an earlier command): the store has its whole result.
     sub = await submissions.get_submission(pool, receipt.submission_id)
     assert sub is not None
-    return receipt.submission_id, captured.get("result") or _stored_result(sub)
+    return receipt.submission_id, await load_result(pool, sub)

@@ -14,7 +14,7 @@ import asyncpg
 from core.store import jobs, leaderboard, submissions
 from core.store.jobs import Lease
 from core.store.pool import Conn
-from runner.api import ErrorInfo, SubmissionResult
+from runner.api import CaseTiming, ErrorInfo, SubmissionResult, TestOutcome
 
 log = logging.getLogger(__name__)
 
@@ -47,23 +47,37 @@ def _mismatch(sub: submissions.Submission, result: SubmissionResult) -> str | No
     return None
 
 
+def result_method(result: SubmissionResult) -> str | None:
+    """How the run was timed, as its timings say (the runner chose it); None when it timed nothing."""
+    return result.timings[0].method if result.timings else None
+
+
 def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str) -> submissions.Outcome:
+    summary = {
+        "method": result_method(result),
+        "geomean_gflops": result.geomean_gflops,
+        "mean_gflops": result.mean_gflops,
+        "geomean_gbps": result.geomean_gbps,
+        "mean_gbps": result.mean_gbps,
+        "notes": tuple(result.notes),
+        "phase_seconds": dict(result.phase_seconds),
+    }
     problem = _mismatch(sub, result)
     if problem is not None:
         log.error("submission %d: %s; recording an error", sub.id, problem)
         error = ErrorInfo(code="internal", message="The runner returned a result for another job; ask a moderator.")
-        return submissions.Outcome("error", None, None, result.score_metric, result.device, runner, error)
+        return submissions.Outcome("error", None, None, result.score_metric, result.device, runner, error, **summary)
     mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
     return submissions.Outcome(
-        result.status, _score(result), mean, result.score_metric, result.device, runner, result.error
+        result.status, _score(result), mean, result.score_metric, result.device, runner, result.error, **summary
     )
 
 
 async def refresh_board(conn: Conn, sub: submissions.Submission) -> None:
-    """Recompute the submitter's leaderboard rows for the submission's board (ranked submissions only)."""
+    """Recompute the submitter's leaderboard rows for the submission's boards, every method's (ranked only)."""
     if sub.mode == "ranked":
-        key = leaderboard.BoardKey(sub.problem_id, sub.problem_version, sub.gpu_type, sub.dtype)
-        await leaderboard.refresh_user(conn, key, sub.user_id)
+        group = leaderboard.BoardGroup(sub.problem_id, sub.problem_version, sub.gpu_type, sub.dtype)
+        await leaderboard.refresh_user(conn, group, sub.user_id)
 
 
 async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
@@ -164,3 +178,63 @@ async def _fail(conn: asyncpg.Connection, lease: Lease, reason: str, message: st
     await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
     await refresh_board(conn, sub)
     return True
+
+
+# -- reading a result back -------------------------------------------------------------------------------------
+
+
+def _test(case: submissions.CaseResult) -> TestOutcome:
+    return TestOutcome(
+        index=case.idx,
+        name=case.name,
+        dims=list(case.dims),
+        passed=bool(case.passed),
+        message=case.message or "",
+        details=case.details or {},
+    )
+
+
+def _timing(case: submissions.CaseResult) -> CaseTiming:
+    # Every column is read as stored; the two added later default as the model does for rows written before them.
+    fields = {f: getattr(case, f) for f in CaseTiming.model_fields if f not in ("index", "dims")}
+    fields["dropped_samples"] = case.dropped_samples or 0
+    fields["host_waits"] = bool(case.host_waits)
+    return CaseTiming(index=case.idx, dims=list(case.dims), **fields)
+
+
+def stored_result(sub: submissions.Submission, cases: list[submissions.CaseResult]) -> SubmissionResult:
+    """The SubmissionResult of the submission's latest run, rebuilt from the store exactly as it was recorded.
+
+    `cases` are the rows of that run's job (`submissions.case_results(conn, sub.result_job_id)`). The verdict is
+    the store's: when the store overruled the runner (a result for another job), the status and error say so.
+    """
+    error = None
+    if sub.error_code is not None:
+        error = ErrorInfo(code=sub.error_code, message=sub.error_message or "", log=sub.error_log)  # type: ignore[arg-type]
+    status = sub.status if sub.status in ("passed", "failed") else "error"
+    return SubmissionResult(
+        submission_id=str(sub.id),
+        problem_slug=sub.slug,
+        problem_version=sub.problem_version,
+        dtype=sub.dtype,  # type: ignore[arg-type]
+        language=sub.language,  # type: ignore[arg-type]
+        mode=sub.mode,  # type: ignore[arg-type]
+        status=status,  # type: ignore[arg-type]
+        device=sub.device or "unknown",
+        tests=[_test(c) for c in cases if c.kind == "test"],
+        timings=[_timing(c) for c in cases if c.kind == "benchmark"],
+        score_metric=sub.score_metric or "gflops",  # type: ignore[arg-type]
+        geomean_gflops=sub.geomean_gflops,
+        mean_gflops=sub.mean_gflops,
+        geomean_gbps=sub.geomean_gbps,
+        mean_gbps=sub.mean_gbps,
+        error=error,
+        phase_seconds=sub.phase_seconds,
+        notes=sub.notes,
+    )
+
+
+async def load_result(conn: Conn, sub: submissions.Submission) -> SubmissionResult:
+    """`stored_result` of `sub`, reading its latest job's case rows."""
+    cases = await submissions.case_results(conn, sub.result_job_id) if sub.result_job_id else []
+    return stored_result(sub, cases)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -75,11 +76,19 @@ class Submission:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    # The latest run's summary as the runner reported it (NULL/empty before a run, or when it timed nothing).
+    method: str | None
+    geomean_gflops: float | None
+    mean_gflops: float | None
+    geomean_gbps: float | None
+    mean_gbps: float | None
+    notes: list[str]
+    phase_seconds: dict[str, float]
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a finished job says about its submission."""
+    """What a finished job says about its submission: the verdict, and the run's summary as reported."""
 
     status: str
     score: float | None
@@ -88,26 +97,52 @@ class Outcome:
     device: str
     runner: str
     error: ErrorInfo | None
+    method: str | None = None
+    geomean_gflops: float | None = None
+    mean_gflops: float | None = None
+    geomean_gbps: float | None = None
+    mean_gbps: float | None = None
+    notes: tuple[str, ...] = ()
+    phase_seconds: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class CaseResult:
+    """One row of `case_results`: a test verdict (kind `test`) or a timing (kind `benchmark`), every column."""
+
     kind: str
     idx: int
     name: str
     dims: tuple[int, ...]
     passed: bool | None
     message: str | None
-    gflops: float | None
-    gbps: float | None
+    details: dict[str, Any] | None
+    method: str | None
     runtime_median_us: float | None
+    runtime_mean_us: float | None
+    gflops: float | None
+    gflops_mean: float | None
+    gbps: float | None
+    flops: int | None
+    bytes: int | None
+    samples: int | None
+    cv: float | None
+    converged: bool | None
+    rse: float | None
+    dropped_samples: int | None
+    sm_clock_mhz: float | None
+    temperature_c: float | None
+    measured_seconds: float | None
+    wall_clock_us: float | None
+    host_waits: bool | None
 
 
 _SELECT = """
     SELECT s.id, s.user_id, s.problem_id, s.problem_version, p.slug, s.source_sha256, s.file_name, s.language,
            s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
            s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
-           s.created_at, s.started_at, s.finished_at
+           s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
+           s.mean_gbps, s.notes, s.phase_seconds
     FROM submissions s JOIN problems p ON p.id = s.problem_id
 """
 
@@ -234,13 +269,14 @@ async def set_status(conn: Conn, submission_id: int, status: str) -> None:
 
 
 async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: Outcome) -> None:
-    """Store a finished job's verdict and score as the submission's current result."""
+    """Store a finished job's verdict, score and summary as the submission's current result."""
     error = outcome.error
     await conn.execute(
         """
         UPDATE submissions SET status = $2, score = $3, mean_score = $4, score_metric = $5, device = $6,
             runner = $7, error_code = $8, error_message = $9, error_log = $10, result_job_id = $11,
-            finished_at = now()
+            method = $12, geomean_gflops = $13, mean_gflops = $14, geomean_gbps = $15, mean_gbps = $16,
+            notes = $17, phase_seconds = $18, finished_at = now()
         WHERE id = $1
         """,
         submission_id,
@@ -254,38 +290,48 @@ async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: O
         error.message if error else None,
         error.log if error else None,
         job_id,
+        outcome.method,
+        outcome.geomean_gflops,
+        outcome.mean_gflops,
+        outcome.geomean_gbps,
+        outcome.mean_gbps,
+        list(outcome.notes),
+        dict(outcome.phase_seconds),
     )
 
 
+# Every column of `case_results` in one order, shared by the insert and the read so that they cannot drift.
+_CASE_COLUMNS = (
+    "kind", "idx", "name", "dims", "passed", "message", "details", "method", "runtime_median_us", "runtime_mean_us",
+    "gflops", "gflops_mean", "gbps", "flops", "bytes", "samples", "cv", "converged", "rse", "dropped_samples",
+    "sm_clock_mhz", "temperature_c", "measured_seconds", "wall_clock_us", "host_waits",
+)  # fmt: skip
+_TIMING_FIELDS = _CASE_COLUMNS[7:]
+
+
 def _test_row(job_id: int, t: TestOutcome) -> tuple[Any, ...]:
-    return (job_id, "test", t.index, t.name, t.dims, t.passed, t.message, t.details, *([None] * 11))
+    return (job_id, "test", t.index, t.name, t.dims, t.passed, t.message, t.details, *([None] * len(_TIMING_FIELDS)))
 
 
 def _timing_row(job_id: int, t: CaseTiming) -> tuple[Any, ...]:
-    timing = (t.method, t.runtime_median_us, t.runtime_mean_us, t.gflops, t.gflops_mean, t.gbps, t.flops, t.bytes)
-    return (job_id, "benchmark", t.index, t.name, t.dims, None, None, None, *timing, t.samples, t.cv, t.converged)
+    return (job_id, "benchmark", t.index, t.name, t.dims, None, None, None, *(getattr(t, f) for f in _TIMING_FIELDS))
 
 
 async def insert_case_results(conn: Conn, job_id: int, tests: list[TestOutcome], timings: list[CaseTiming]) -> None:
     rows = [_test_row(job_id, t) for t in tests] + [_timing_row(job_id, t) for t in timings]
     if not rows:
         return
+    placeholders = ", ".join(f"${i}" for i in range(1, len(_CASE_COLUMNS) + 2))
     await conn.executemany(
-        """
-        INSERT INTO case_results (job_id, kind, idx, name, dims, passed, message, details, method,
-            runtime_median_us, runtime_mean_us, gflops, gflops_mean, gbps, flops, bytes, samples, cv, converged)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-        """,
+        f"INSERT INTO case_results (job_id, {', '.join(_CASE_COLUMNS)}) VALUES ({placeholders})",
         rows,
     )
 
 
 async def case_results(conn: Conn, job_id: int) -> list[CaseResult]:
+    """Every case row of a job, tests first, each kind by index."""
     rows = await conn.fetch(
-        """
-        SELECT kind, idx, name, dims, passed, message, gflops, gbps, runtime_median_us
-        FROM case_results WHERE job_id = $1 ORDER BY kind DESC, idx
-        """,
+        f"SELECT {', '.join(_CASE_COLUMNS)} FROM case_results WHERE job_id = $1 ORDER BY kind DESC, idx",
         job_id,
     )
     return [CaseResult(**{**dict(r), "dims": tuple(r["dims"])}) for r in rows]
