@@ -119,7 +119,7 @@ def submission_rows(
         problem_id, current = problems[p]
         version = current if current == 1 or rng.random() < 0.6 else 1
         language, suffix, _ = rng.choices(LANGUAGES, weights=[w for *_, w in LANGUAGES])[0]
-        mode, status = pick(rng, MODES), pick(rng, STATUSES)
+        mode, status, gpu = pick(rng, MODES), pick(rng, STATUSES), pick(rng, GPUS)
         created = start + step * i
         score = base_score[p] * skill[u] * rng.lognormvariate(0, 0.3) if status == "passed" and mode != "test" else None
         chunk.append(
@@ -133,7 +133,7 @@ def submission_rows(
                 language,
                 pick(rng, DTYPES),
                 mode,
-                pick(rng, GPUS),
+                gpu,
                 status,
                 score,
                 score,
@@ -143,6 +143,7 @@ def submission_rows(
                 created,
                 created,
                 created + timedelta(seconds=20),
+                "cpu" if gpu == "cpu" else "arena",  # the runner's method: boards are kept per method
             )
         )
         if len(chunk) == CHUNK:
@@ -172,6 +173,7 @@ SUBMISSION_COLUMNS = [
     "created_at",
     "started_at",
     "finished_at",
+    "method",
 ]
 
 

@@ -173,9 +173,13 @@ class ArenaService:
             before,
         )
 
-    async def _rank(self, slug: str, gpu_type: str, dtype: str, external_id: str) -> BoardRow | None:
+    async def _rank(
+        self, slug: str, gpu_type: str, dtype: str, external_id: str, method: str | None = None
+    ) -> BoardRow | None:
+        """The user's place; on the board of `method` when the run's method is known, else on the fullest board
+        of the GPU type and dtype (the runner chooses the method, so a new submission's is known only after)."""
         try:
-            return await get_rank(self.pool, slug, gpu_type, dtype, external_id)
+            return await get_rank(self.pool, slug, gpu_type, dtype, external_id, method=method)
         except UnknownProblemError:
             return None
 
@@ -206,7 +210,7 @@ class ArenaService:
             result = stored_result(sub, cases)
         after = None
         if ticket.mode == "ranked" and recorded:
-            after = await self._rank(ticket.slug, ticket.gpu_type, ticket.dtype, ticket.user_external_id)
+            after = await self._rank(ticket.slug, ticket.gpu_type, ticket.dtype, ticket.user_external_id, sub.method)
         if not recorded:
             log.warning("submission %d: job %d not recorded in %.0f s", sub.id, ticket.receipt.job_id, timeout_s)
         return Outcome(sub, result, ticket.rank_before, after, recorded)

@@ -21,12 +21,12 @@ from store_helpers import ROOMY, add_problems, request, submission, wait_for_sta
 
 from bot.runners import RunnerSet
 from core.dispatch import Dispatcher, RunnerPool
-from core.errors import UserFacingError
 from core.progress import ProgressHub
 from core.settings import DispatchSettings
 from core.store import jobs
 from core.submissions import submit
 from runner.api import ValidateRequest
+from runner.client import RunnerRefusedError
 from runner.clients.http import RunnerClient
 from runner.clients.remote import RemoteRunner
 
@@ -167,7 +167,7 @@ async def test_jobs_fail_only_after_a_long_outage_and_the_message_names_no_addre
 async def test_moderator_and_admin_texts_about_an_unreachable_runner_name_no_address(pool: asyncpg.Pool):
     double = RunnerDouble(SECRET)  # never started
     async with remote(double) as runner:
-        with pytest.raises(UserFacingError) as refused:
+        with pytest.raises(RunnerRefusedError) as refused:
             await runner.validate(ValidateRequest(problem_source="x = 1\n"))
         assert "`h100-box` is not answering" in refused.value.message
         assert_no_address(refused.value.message, double)
