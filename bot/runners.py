@@ -1,7 +1,8 @@
 """The runners the bot dispatches to, built from settings: remote daemons by URL and secret, and a local one.
 
 `RunnerSet` owns them (and closes the local runner's workers on shutdown); `statuses()` answers `/mod
-runners` with each runner's health.
+runners` with each runner's health, and with the reason a remote runner is refused: its health reports another
+GPU type than the one configured (`RemoteRunner` keeps such a runner from every job until they agree).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class RunnerStatus:
     slots: int
     health: HealthInfo | None
     error: str | None
+    refused: str | None = None  # why no job goes to it: the GPU type it reports is not the configured one
 
 
 def _health_error(exc: RunnerError | TimeoutError) -> str:
@@ -81,7 +83,8 @@ class RunnerSet:
             # Moderators read this in Discord: the cause, never the runner's address (that goes to the log).
             log.warning("runner %s (%s): health check failed: %r", runner.name, runner.url, exc)
             return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, _health_error(exc))
-        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None)
+        refused = runner.check_gpu_type(health)
+        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None, refused)
 
     async def aclose(self) -> None:
         if self.local is not None:
