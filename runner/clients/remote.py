@@ -120,7 +120,7 @@ class RemoteRunner:
         reason = gpu_type_mismatch(self._gpu_type, health)
         if reason is not None:
             if reason != self._refusal:
-                log.error("runner %s (%s) is refused, no job goes to it: %s", self.name, self.url, reason)
+                log.warning("runner %s (%s) is refused, no job goes to it: %s", self.name, self.url, reason)
         elif reported_gpu_types(health) is None and not self._checked:
             log.warning(
                 "runner %s (%s) does not report its GPU type (an older daemon?); trusting the configured `%s`",
