@@ -20,6 +20,7 @@ from runner.client import JobRunner, ProblemValidator
 from runner.clients.http import RunnerClient, RunnerError
 from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
 from runner.clients.remote import RemoteRunner
+from runner.gpus import model_for
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,23 @@ class RunnerSet:
             await self.local.aclose()
 
 
+def _explain_gpu_type(runner: str, gpu_type: str) -> None:
+    """Say at start what the registry makes of a configured GPU type: its jobs and boards go by the spelling
+    configured, so an old spelling or a model without an entry is worth a line in the log."""
+    model = model_for(gpu_type)
+    if model is None:
+        log.info("runner %s: GPU type `%s` has no entry in runner/gpus.py: no datasheet peaks", runner, gpu_type)
+    elif gpu_type != model.key:
+        log.warning(
+            "runner %s: `%s` is an old spelling of GPU type `%s`; its jobs go to the `%s` boards, not to `%s`",
+            runner,
+            gpu_type,
+            model.key,
+            gpu_type,
+            model.key,
+        )
+
+
 async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -> RunnerSet:
     """Remote runners from `settings.runners`, plus a local one when `settings.local_runner` asks for it."""
     built = RunnerSet()
@@ -104,6 +122,7 @@ async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -
         )
         built.remote.append(RemoteRunner(config.name, config.gpu_type, config.slots, client))
         log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
+        _explain_gpu_type(config.name, config.gpu_type)
     if settings.wants_local_runner():
         gpu_type = await asyncio.to_thread(detect_gpu_type, settings.local_device)
         built.local = LocalRunner(gpu_type=gpu_type, slots=settings.local_slots, measure=settings.local_measure)

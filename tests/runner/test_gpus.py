@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from bot.bot_settings import GPU_TYPE_PATTERN
+from bot.bot_settings import GPU_TYPE_PATTERN, BotSettings, DeviceSpec
 from runner.daemon.devices import Gpu, cpu_slot, gpu_slots, slots_gpu_type
 from runner.gpus import (
     CPU,
@@ -149,3 +149,14 @@ def test_a_daemon_serves_the_one_gpu_type_of_its_slots():
     assert [slot.gpu_type for slot in gpu_slots(HOST, None)] == ["h100", "h200"]
     # Slots of two models serve no single board: the daemon says so, and the bot refuses it.
     assert slots_gpu_type(gpu_slots(HOST, None)) is None
+
+
+def test_the_bot_finds_peaks_by_board_key_old_slug_or_device_name_and_its_overrides_come_first():
+    settings = BotSettings(
+        token="t",
+        device_specs={"NVIDIA A100": DeviceSpec(bandwidth_gbps=2039.0, peak_gflops={"float32": 19_500.0})},
+    )
+    assert settings.spec_for("h100") is settings.spec_for("h100-80gb-hbm3") is GPU_SPECS[H100_NAME]
+    a100 = settings.spec_for("NVIDIA A100-SXM4-80GB")
+    assert a100 is not None and a100.bandwidth_gbps == 2039.0
+    assert settings.spec_for("NVIDIA L4") is None
