@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import shutil
 import subprocess
 from collections import OrderedDict
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 
 from runner.api import JobEvent, JobRequest, MeasureConfig, SubmissionResult, ValidateReport, ValidateRequest
 from runner.client import EventCallback, RunnerLostError, RunnerRefusedError
+from runner.gpus import gpu_type_for
 from runner.host.job import DEFAULT_JOB_TIMEOUT_S, run_job
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ class LocalRunner:
 
 
 def detect_gpu_type(device_kind: str = "auto") -> str:
-    """`cpu`, or the local GPU's name as a GPU type (`h100-80gb-hbm3`), read from nvidia-smi."""
+    """`cpu`, or the local GPU's board key from the GPU registry (`h100`; a slug of the name for a model without
+    an entry), its name read from nvidia-smi."""
     if device_kind == "cpu":
         return "cpu"
     smi = shutil.which("nvidia-smi")
@@ -162,8 +163,7 @@ def detect_gpu_type(device_kind: str = "auto") -> str:
                 "with --device cpu, or send the job to a GPU host with --runner."
             )
         return "cpu"
-    slug = re.sub(r"[^a-z0-9]+", "-", names[0].lower().removeprefix("nvidia ")).strip("-")
-    return slug[:64] or "gpu"
+    return gpu_type_for(names[0])
 
 
 class LocalValidator:

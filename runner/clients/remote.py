@@ -11,6 +11,13 @@ Errors keep two cases apart, because the dispatcher treats them differently:
   down), or has no room: `RunnerUnavailableError`, which costs the job no attempt;
 - the runner answers and cannot finish the job (it no longer has it, or refuses it): `RunnerLostError`.
 The runner's address goes to the log only; error messages name the runner.
+
+A runner is configured with the GPU type it serves, and its jobs land on that type's boards. Before it gets
+its first job, and again after every time it stopped answering (the host behind the address may have
+changed), its health must report that type (`runner.gpus` decides which spellings are the same model). One
+that reports another is refused: it counts as not answering, so no job goes to it (the dispatcher requeues
+the job at no attempt's cost and probes it like a runner that is down, and a probe succeeds only once the
+types agree). A daemon too old to report any type is used, with a warning.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from dataclasses import dataclass
 from runner.api import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 from runner.client import EventCallback, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
 from runner.clients.http import RunnerClient, RunnerError
+from runner.gpus import canonical_gpu_type, gpu_type_for
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +40,37 @@ PROBE_TIMEOUT_S = 5.0
 def is_unavailable(exc: RunnerError) -> bool:
     """The runner did not answer the call, or had no room for it: nothing was lost."""
     return exc.status in UNAVAILABLE_STATUSES
+
+
+def reported_gpu_types(health: HealthInfo) -> set[str] | None:
+    """The board keys a runner's health says its jobs run on, or None when it says nothing usable (a daemon
+    from before the registry, on a CPU): its own summary first, else each GPU's key (or its name's)."""
+    if health.gpu_type is not None:
+        return {health.gpu_type}
+    if health.device == "gpu" and health.gpus:
+        return {gpu.gpu_type or gpu_type_for(gpu.name) for gpu in health.gpus}
+    return None
+
+
+def gpu_type_mismatch(declared: str, health: HealthInfo) -> str | None:
+    """Why a runner configured to serve `declared` must not take its jobs, given its health; None when it may.
+
+    Old spellings count as the model they name (`h100-80gb-hbm3` is `h100`)."""
+    reported = reported_gpu_types(health)
+    if reported is None:
+        return None
+    wanted = canonical_gpu_type(declared)
+    others = sorted(t for t in reported if canonical_gpu_type(t) != wanted)
+    if not others:
+        return None
+    if health.gpu_type is None and len(reported) > 1:
+        return (
+            f"configured as GPU type `{declared}`, but it serves GPUs of several types "
+            f"({', '.join(f'`{t}`' for t in sorted(reported))}); a runner serves one type"
+        )
+    devices = ", ".join(sorted({gpu.name for gpu in health.gpus})) or ("no GPU" if health.device == "cpu" else "")
+    shown = f" ({devices})" if devices else ""
+    return f"configured as GPU type `{declared}`, but it reports `{', '.join(others)}`{shown}"
 
 
 @dataclass
@@ -51,6 +90,9 @@ class RemoteRunner:
         self._slots = slots
         self._client = client
         self._jobs: dict[str, _Followed] = {}
+        # Whether its health agreed with `gpu_type` since it last answered, and why it disagreed when it did.
+        self._checked = False
+        self._refusal: str | None = None
 
     @property
     def name(self) -> str:
@@ -68,7 +110,45 @@ class RemoteRunner:
     def url(self) -> str:
         return self._client.base_url
 
+    @property
+    def refusal(self) -> str | None:
+        """Why this runner is refused (the GPU type it reports is not the one configured), or None."""
+        return self._refusal
+
+    def check_gpu_type(self, health: HealthInfo) -> str | None:
+        """Compare `health` with the configured GPU type and remember the outcome; returns the refusal or None."""
+        reason = gpu_type_mismatch(self._gpu_type, health)
+        if reason is not None:
+            if reason != self._refusal:
+                log.warning("runner %s (%s) is refused, no job goes to it: %s", self.name, self.url, reason)
+        elif reported_gpu_types(health) is None and not self._checked:
+            log.warning(
+                "runner %s (%s) does not report its GPU type (an older daemon?); trusting the configured `%s`",
+                self.name,
+                self.url,
+                self._gpu_type,
+            )
+        elif self._refusal is not None:
+            log.info("runner %s now reports GPU type `%s`, as configured", self.name, self._gpu_type)
+        self._refusal = reason
+        self._checked = reason is None
+        return reason
+
+    async def _check(self) -> None:
+        """Make sure the runner serves the configured GPU type before it gets a job (once per stretch of
+        answering). Raises RunnerUnavailableError when it does not answer or is refused."""
+        if self._checked:
+            return
+        try:
+            health = await self._client.health(retry=False, timeout_s=PROBE_TIMEOUT_S)
+        except RunnerError as exc:
+            raise self._failure(exc, "could not check its GPU type", accepted=False) from exc
+        reason = self.check_gpu_type(health)
+        if reason is not None:
+            raise RunnerUnavailableError(f"refused: {reason}", accepted=False)
+
     async def run(self, job_key: str, request: JobRequest, on_event: EventCallback) -> SubmissionResult:
+        await self._check()
         remote = request.model_copy(update={"submission_id": job_key})
         try:
             accepted = await self._client.submit(remote)
@@ -96,12 +176,13 @@ class RemoteRunner:
         return await self._follow(job_key, on_event)
 
     async def probe(self) -> bool:
-        """Whether the runner answers now: any HTTP answer from it counts (a refusal shows on the next job)."""
+        """Whether the runner answers now and may take jobs: any HTTP answer from it counts (a refusal shows on
+        the next job), unless its health reports a GPU type other than the one configured."""
         try:
-            await self._client.health(retry=False, timeout_s=PROBE_TIMEOUT_S)
+            health = await self._client.health(retry=False, timeout_s=PROBE_TIMEOUT_S)
         except RunnerError as exc:
             return not is_unavailable(exc)
-        return True
+        return self.check_gpu_type(health) is None
 
     async def _follow(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
         followed = self._jobs[job_key]
@@ -127,11 +208,29 @@ class RemoteRunner:
     def _failure(self, exc: RunnerError, what: str, *, accepted: bool) -> Exception:
         log.warning("%s (%s): %s: %s", self.name, self.url, what, exc)
         if is_unavailable(exc):
+            self._checked = False  # whatever answers next at this address is checked again
             answer = "no answer" if exc.status == 0 else f"HTTP {exc.status} {exc.code}"
             return RunnerUnavailableError(f"{what}: {answer}", accepted=accepted)
         return RunnerLostError(f"{what}: the runner answered HTTP {exc.status} {exc.code}")
 
     async def validate(self, request: ValidateRequest) -> ValidateReport:
+        # A self-test on another GPU than the boards' would admit a problem on the wrong hardware's word.
+        try:
+            await self._check()
+        except RunnerUnavailableError as exc:
+            if self._refusal is not None:
+                raise RunnerRefusedError(
+                    f"Runner `{self.name}` is refused, so the self-test did not run: {self._refusal}. "
+                    "Fix its gpu_type in the runner settings, or point it at the right host."
+                ) from exc
+            raise RunnerRefusedError(
+                f"Runner `{self.name}` is not answering, so the self-test did not run. Try again later, "
+                "or check the runner with `/mod runners`."
+            ) from exc
+        except RunnerLostError as exc:
+            raise RunnerRefusedError(
+                f"Runner `{self.name}` could not run the self-test: {exc}. Try again later."
+            ) from exc
         try:
             return await self._client.validate(request)
         except RunnerError as exc:

@@ -11,6 +11,7 @@ import aiohttp
 
 from runner.auth import sign_headers
 from runner.clients.http import RunnerClient
+from runner.gpus import gpu_type_for
 from tests.runner.conftest import EXAMPLES, Daemon, assert_next_job_ok
 
 
@@ -25,6 +26,16 @@ async def test_health_reports_the_slots_the_sandbox_and_no_torch(remote: RunnerC
         assert health.status == "ok"
     else:
         assert health.status == "degraded"
+
+
+async def test_health_reports_the_registry_gpu_type_of_its_devices(remote: RunnerClient) -> None:
+    health = await remote.health()
+    for gpu in health.gpus:
+        assert gpu.gpu_type == gpu_type_for(gpu.name)
+    if health.device == "cpu":
+        assert health.gpu_type == "cpu"
+    else:
+        assert health.gpu_type in {gpu.gpu_type for gpu in health.gpus}
 
 
 def test_daemon_modules_do_not_import_torch() -> None:
