@@ -23,7 +23,7 @@ from typing import NoReturn
 
 import arena
 import arena.commands
-from bot.core.errors import CancelledByUserError, StoreUnavailableError, UserFacingError
+from core.errors import USER_FACING, CancelledByUserError, StoreUnavailableError, UserFacingError
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the handlers: a reader that went away shows up here, not at exit
         return status
-    except UserFacingError as exc:
+    except USER_FACING as exc:
         _say(f"error: {exc.message}")
         return EXIT_USAGE
     except CancelledByUserError as exc:

@@ -6,7 +6,10 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from runner.api import CaseTiming, ErrorInfo, JobEvent, SubmissionResult
+from core.result_view import CASE_HEADERS, case_rate, case_rows, summary
+from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
+from core.result_view import format_rate as format_rate
+from runner.api import ErrorInfo, JobEvent, SubmissionResult
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None) -> str:
@@ -22,24 +25,6 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | No
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), rule, *(line(r) for r in rows)])
-
-
-def format_duration_us(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.3f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:.3f} ms"
-    return f"{us:.2f} µs"
-
-
-def format_rate(value: float | None) -> str:
-    if value is None:
-        return "-"
-    if value >= 100:
-        return f"{value:,.0f}"
-    if value >= 1:
-        return f"{value:.2f}"
-    return f"{value:.3g}"
 
 
 class ProgressPrinter:
@@ -73,11 +58,6 @@ class ProgressPrinter:
         return None
 
 
-def case_rate(timing: CaseTiming) -> str:
-    """A case's rate in the unit that means something for it: GB/s where it does no arithmetic."""
-    return f"{format_rate(timing.gbps)} GB/s" if timing.flops == 0 else f"{format_rate(timing.gflops)} GFLOPS"
-
-
 def render_error(error: ErrorInfo) -> str:
     text = f"error ({error.code}): {error.message}"
     if error.log:
@@ -86,34 +66,22 @@ def render_error(error: ErrorInfo) -> str:
 
 
 def render_result(result: SubmissionResult) -> str:
-    """The results table and summary for a finished job."""
+    """The results table and summary for a finished job (its figures formatted by `core.result_view`)."""
     lines = [f"{result.problem_slug} · {result.dtype} · {result.language} · {result.mode} · {result.device}"]
     if result.timings:
-        rows = [
-            [
-                t.name,
-                format_duration_us(t.runtime_median_us),
-                format_duration_us(t.runtime_mean_us),
-                format_rate(t.gflops) if t.flops else "-",
-                format_rate(t.gbps),
-                str(t.samples),
-                f"{t.cv * 100:.2f}%" if t.cv >= 0 else "-",
-            ]
-            for t in result.timings
-        ]
-        headers = ["case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV"]
-        lines += ["", table(headers, rows), ""]
-        if result.score_metric == "gbps":
+        lines += ["", table(CASE_HEADERS, [row.cells() for row in case_rows(result)]), ""]
+        view = summary(result)
+        if view.geomean_gbps is None:
             lines.append(
-                f"geometric mean: {format_rate(result.geomean_gbps)} GB/s (scored on bandwidth)"
-                f"   (arithmetic mean: {format_rate(result.mean_gbps)} GB/s)"
+                f"geometric mean: {view.geomean} {view.unit} (scored on bandwidth)"
+                f"   (arithmetic mean: {view.mean} {view.unit})"
             )
         else:
             lines.append(
-                f"geometric mean: {format_rate(result.geomean_gflops)} GFLOPS, {format_rate(result.geomean_gbps)} GB/s"
-                f"   (arithmetic mean: {format_rate(result.mean_gflops)} GFLOPS)"
+                f"geometric mean: {view.geomean} {view.unit}, {view.geomean_gbps} GB/s"
+                f"   (arithmetic mean: {view.mean} {view.unit})"
             )
-        lines.append(f"timing method: {result.timings[0].method}")
+        lines.append(f"timing method: {view.method}")
     elif result.tests and result.status == "passed":
         lines.append(f"all {len(result.tests)} test cases passed")
     if result.notes:

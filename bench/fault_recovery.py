@@ -47,14 +47,13 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.bot_settings import RunnerConfig  # noqa: E402
-from bot.core.dispatch import Dispatcher, RunnerPool  # noqa: E402
-from bot.core.submissions import SubmitReceipt, submit  # noqa: E402
-from bot.db import jobs  # noqa: E402
-from bot.db.pool import create_pool  # noqa: E402
-from bot.remote_runner import RemoteRunner  # noqa: E402
-from bot.runner_client import RunnerClient  # noqa: E402
-from bot.settings import DispatchSettings  # noqa: E402
+from core.dispatch import Dispatcher, RunnerPool  # noqa: E402
+from core.settings import DispatchSettings  # noqa: E402
+from core.store import jobs  # noqa: E402
+from core.store.pool import create_pool  # noqa: E402
+from core.submissions import SubmitReceipt, submit  # noqa: E402
+from runner.clients.http import RunnerClient  # noqa: E402
+from runner.clients.remote import RemoteRunner  # noqa: E402
 from tests.store.faults import PostgresUnderTest, RunnerDouble  # noqa: E402
 from tests.store.store_helpers import ROOMY, add_problems, request  # noqa: E402
 
@@ -116,7 +115,7 @@ async def with_dispatcher(server: PostgresUnderTest, trial: Trial) -> dict[str, 
     ):
         await add_problems(pool)
         client = RunnerClient(double.url, SECRET.encode(), session=session)
-        runner = RemoteRunner(RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=1), client)
+        runner = RemoteRunner("h100-box", "h100", 1, client)
         task = asyncio.create_task(Dispatcher(pool, RunnerPool([runner]), settings).run())
         try:
             return await trial(pool, double, server)

@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.runner_client import RunnerClient  # noqa: E402
 from runner.api import HealthInfo, JobEvent, JobRequest, SubmissionResult  # noqa: E402
+from runner.clients.http import RunnerClient  # noqa: E402
 
 PHASES = ("queue", "nvcc", "startup", "compile", "test", "benchmark", "total")
 

@@ -33,13 +33,13 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.core.leaderboard import get_leaderboard, get_rank  # noqa: E402
-from bot.core.submissions import SubmitRequest, submit  # noqa: E402
-from bot.db import leaderboard  # noqa: E402
-from bot.db.embedded import start_embedded  # noqa: E402
-from bot.db.migrate import migrate  # noqa: E402
-from bot.db.pool import create_pool, with_database  # noqa: E402
-from bot.settings import RateLimitSettings, StoreSettings  # noqa: E402
+from core.leaderboard import get_leaderboard, get_rank  # noqa: E402
+from core.settings import RateLimitSettings, StoreSettings  # noqa: E402
+from core.store import leaderboard  # noqa: E402
+from core.store.embedded import start_embedded  # noqa: E402
+from core.store.migrate import migrate  # noqa: E402
+from core.store.pool import create_pool, with_database  # noqa: E402
+from core.submissions import SubmitRequest, submit  # noqa: E402
 
 GPUS = (("h100", 0.5), ("a100", 0.3), ("l4", 0.2))
 DTYPES = (("float32", 0.6), ("float16", 0.25), ("bfloat16", 0.15))
@@ -119,7 +119,7 @@ def submission_rows(
         problem_id, current = problems[p]
         version = current if current == 1 or rng.random() < 0.6 else 1
         language, suffix, _ = rng.choices(LANGUAGES, weights=[w for *_, w in LANGUAGES])[0]
-        mode, status = pick(rng, MODES), pick(rng, STATUSES)
+        mode, status, gpu = pick(rng, MODES), pick(rng, STATUSES), pick(rng, GPUS)
         created = start + step * i
         score = base_score[p] * skill[u] * rng.lognormvariate(0, 0.3) if status == "passed" and mode != "test" else None
         chunk.append(
@@ -133,7 +133,7 @@ def submission_rows(
                 language,
                 pick(rng, DTYPES),
                 mode,
-                pick(rng, GPUS),
+                gpu,
                 status,
                 score,
                 score,
@@ -143,6 +143,7 @@ def submission_rows(
                 created,
                 created,
                 created + timedelta(seconds=20),
+                "cpu" if gpu == "cpu" else "arena",  # the runner's method: boards are kept per method
             )
         )
         if len(chunk) == CHUNK:
@@ -172,6 +173,7 @@ SUBMISSION_COLUMNS = [
     "created_at",
     "started_at",
     "finished_at",
+    "method",
 ]
 
 

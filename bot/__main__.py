@@ -10,7 +10,7 @@ import sys
 from pydantic import ValidationError
 
 from bot.bot_settings import BotSettings
-from bot.core.errors import UserFacingError
+from core.errors import USER_FACING, UserFacingError
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +69,12 @@ def startup_failure(exc: BaseException, settings: BotSettings) -> str | None:
     import aiohttp
     import discord
 
-    from bot.core.errors import KernelArenaError
+    from core.errors import KernelArenaError, RunnerClientError
 
     where = f"the Discord API at {settings.discord_api_base}" if settings.discord_api_base else "Discord"
     check = "ARENA_DISCORD_API_BASE" if settings.discord_api_base else "this machine's network access"
-    if isinstance(exc, KernelArenaError):  # the store (its message says which and what to check), a runner
+    # The store (its message says which and what to check), or a runner.
+    if isinstance(exc, KernelArenaError | RunnerClientError):
         return f"The bot cannot start: {exc}"
     if isinstance(exc, discord.LoginFailure):
         return f"{where} refused the bot's token ({exc}). Check ARENA_BOT_TOKEN (or DISCORD_TOKEN)."
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return run(sync_global=args.sync_global, verbose=args.verbose)
-    except UserFacingError as exc:
+    except USER_FACING as exc:
         print(f"error: {exc.message}", file=sys.stderr)  # noqa: T201
         return 2
 

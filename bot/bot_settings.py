@@ -1,6 +1,6 @@
 """Configuration of the Discord bot, read once from `ARENA_BOT_*` variables (and `.env` in development).
 
-The store, dispatcher and rate limits keep their own settings (`bot.settings.Settings`, `ARENA_*`); this
+The store, dispatcher and rate limits keep their own settings (`core.settings.Settings`, `ARENA_*`); this
 adds what only the Discord process needs: the token, the guild, channels and roles, the runners and their
 secrets. Build `BotSettings()` once in `__main__` and pass it down.
 """
@@ -13,10 +13,10 @@ from typing import Literal
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bot.core.gpus import GpuSpec, spec_for
-from bot.runner_client import PLAIN_HTTP_REFUSED, sends_in_clear
-from bot.settings import Settings
+from core.settings import Settings
 from runner.api import MeasureConfig
+from runner.clients.http import PLAIN_HTTP_REFUSED, sends_in_clear
+from runner.gpus import GpuSpec, spec_for
 
 GPU_TYPE_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
 

@@ -24,14 +24,14 @@ from bot.cogs.account import AccountCog
 from bot.cogs.browse import BrowseCog
 from bot.cogs.moderation import ModerationCog
 from bot.cogs.submit import SubmitCog
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.problems import ProblemSpec, sync_problem
-from bot.core.progress import ProgressHub
-from bot.core.service import ArenaService
-from bot.db.pool import open_store
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
+from core.dispatch import Dispatcher, RunnerPool
+from core.problems import ProblemSpec, sync_problem
+from core.progress import ProgressHub
+from core.service import ArenaService
+from core.store.pool import open_store
 from problems.registry import builtin_problems
 
 log = logging.getLogger(__name__)

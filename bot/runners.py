@@ -1,7 +1,8 @@
 """The runners the bot dispatches to, built from settings: remote daemons by URL and secret, and a local one.
 
 `RunnerSet` owns them (and closes the local runner's workers on shutdown); `statuses()` answers `/mod
-runners` with each runner's health.
+runners` with each runner's health, and with the reason a remote runner is refused: its health reports another
+GPU type than the one configured (`RemoteRunner` keeps such a runner from every job until they agree).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from dataclasses import dataclass, field
 import aiohttp
 
 from bot.bot_settings import BotSettings
-from bot.core.admission import LocalValidator, ProblemValidator
-from bot.core.dispatch import JobRunner
-from bot.core.errors import UserFacingError
-from bot.core.local_runner import LocalRunner, detect_gpu_type
-from bot.remote_runner import RemoteRunner
-from bot.runner_client import RunnerClient, RunnerError
+from core.errors import UserFacingError
 from runner.api import HealthInfo
+from runner.client import JobRunner, ProblemValidator
+from runner.clients.http import RunnerClient, RunnerError
+from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
+from runner.clients.remote import RemoteRunner
+from runner.gpus import model_for
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ class RunnerStatus:
     slots: int
     health: HealthInfo | None
     error: str | None
+    refused: str | None = None  # why no job goes to it: the GPU type it reports is not the configured one
 
 
 def _health_error(exc: RunnerError | TimeoutError) -> str:
@@ -82,11 +84,29 @@ class RunnerSet:
             # Moderators read this in Discord: the cause, never the runner's address (that goes to the log).
             log.warning("runner %s (%s): health check failed: %r", runner.name, runner.url, exc)
             return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, _health_error(exc))
-        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None)
+        refused = runner.check_gpu_type(health)
+        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None, refused)
 
     async def aclose(self) -> None:
         if self.local is not None:
             await self.local.aclose()
+
+
+def _explain_gpu_type(runner: str, gpu_type: str) -> None:
+    """Say at start what the registry makes of a configured GPU type: its jobs and boards go by the spelling
+    configured, so an old spelling or a model without an entry is worth a line in the log."""
+    model = model_for(gpu_type)
+    if model is None:
+        log.info("runner %s: GPU type `%s` has no entry in runner/gpus.py: no datasheet peaks", runner, gpu_type)
+    elif gpu_type != model.key:
+        log.warning(
+            "runner %s: `%s` is an old spelling of GPU type `%s`; its jobs go to the `%s` boards, not to `%s`",
+            runner,
+            gpu_type,
+            model.key,
+            gpu_type,
+            model.key,
+        )
 
 
 async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -> RunnerSet:
@@ -100,8 +120,9 @@ async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -
             ca_file=config.ca_file,
             allow_plain_http=config.allow_plain_http,
         )
-        built.remote.append(RemoteRunner(config, client))
+        built.remote.append(RemoteRunner(config.name, config.gpu_type, config.slots, client))
         log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
+        _explain_gpu_type(config.name, config.gpu_type)
     if settings.wants_local_runner():
         gpu_type = await asyncio.to_thread(detect_gpu_type, settings.local_device)
         built.local = LocalRunner(gpu_type=gpu_type, slots=settings.local_slots, measure=settings.local_measure)

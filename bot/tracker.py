@@ -1,6 +1,6 @@
 """Live progress in Discord: one message per submission, edited as the runner's events arrive.
 
-The dispatcher's events reach `ProgressHub` (bot.core.progress); a `SubmissionTracker` task per submission
+The dispatcher's events reach `ProgressHub` (core.progress); a `SubmissionTracker` task per submission
 folds them into the message, at most one edit per `progress_interval_s` (events in between are coalesced),
 and ends with the result embed, the roofline chart and any long log as attachments. While the job waits in
 the queue, its position is read from the store. The message is an interaction follow-up while the
@@ -17,12 +17,12 @@ from collections.abc import Awaitable, Callable, Sequence
 import discord
 
 from bot.bot_settings import BotSettings
-from bot.core.dispatch import STORE_OUTAGE_ERRORS
-from bot.core.progress import EditThrottle, ProgressHub, ProgressState, Subscription
-from bot.core.service import ArenaService, JobProgress, Outcome, SubmitTicket
-from bot.db.jobs import FINAL_STATES
 from bot.ui.embeds import RankChange, SubmissionHeader, render_announcement, render_notice, render_progress
 from bot.ui.results import ResultMessage, as_files, result_message
+from core.dispatch import STORE_OUTAGE_ERRORS
+from core.progress import EditThrottle, ProgressHub, ProgressState, Subscription
+from core.service import ArenaService, JobProgress, Outcome, SubmitTicket
+from core.store.jobs import FINAL_STATES
 from runner.api import SubmissionResult
 
 log = logging.getLogger(__name__)

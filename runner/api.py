@@ -246,6 +246,11 @@ class GpuInfo(_Model):
     uuid: str
     capability: str
     memory_mib: int | None = None
+    gpu_type: str | None = Field(
+        None,
+        description="the GPU registry's board key of this device (`h100`; a slug of the name for a model without "
+        "an entry); None from a daemon that predates it",
+    )
     peaks: MeasuredPeaks | None = Field(None, description="rates measured on this GPU as its slot started")
 
 
@@ -257,6 +262,11 @@ class HealthInfo(_Model):
     device: Literal["gpu", "cpu"]
     gpu_count: int
     gpus: list[GpuInfo] = Field(default_factory=list)
+    gpu_type: str | None = Field(
+        None,
+        description="the board key of what this runner's jobs run on: `cpu`, or its slots' GPU type; None when "
+        "its slots hold GPUs of several models, or from a daemon that predates it",
+    )
     driver: str | None = None
     torch: str | None = None
     triton: str | None = None

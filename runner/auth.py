@@ -14,7 +14,7 @@ past `timestamp + skew`; it is kept one window longer, so that the runner's cloc
 a window cannot make a forgotten signature acceptable again. A crash mid-append leaves a torn last line,
 which is skipped on load: that request was never acted on.
 
-`sign_headers` is the client half, used by `bot.runner_client` and the bench; this module imports no aiohttp
+`sign_headers` is the client half, used by `runner.clients.http` and the bench; this module imports no aiohttp
 at import time.
 """
 

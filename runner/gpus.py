@@ -1,8 +1,11 @@
-"""Peak rates of the GPUs runners use: for % of peak, roofline charts and physical floors. No torch here."""
+"""The GPU models runners use, one registry entry each: the board key jobs are routed by, the device names that
+match it, nvcc's architecture, datasheet peaks (for % of peak, roofline charts and physical floors) and the
+timer's calibration. The one place to edit when adding a model. No torch here."""
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 from runner.api import MeasuredPeaks
@@ -41,25 +44,145 @@ class GpuSpec:
 
 _HOPPER_CEILING = {"float32": 494_700.0, "float16": 989_400.0, "bfloat16": 989_400.0}
 
-# Datasheet figures (SXM parts).
+
+@dataclass(frozen=True)
+class GpuModel:
+    """Everything the arena knows about one device model, under one identity.
+
+    `key` is the GPU type of boards and of job routing (`h100`): a runner declares it, reports it in its
+    health, and a job asks for it. A device name (nvidia-smi's and torch's, `NVIDIA H100 80GB HBM3`) matches
+    the model when it equals one of `device_names` or starts with one (`NVIDIA H200 NVL` is an H200 until it
+    gets an entry of its own). `aliases` are other spellings of the key that stored boards carry (older local
+    runs used a slug of the device name).
+    """
+
+    key: str
+    display_name: str
+    device_names: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    # nvcc: the device's compute capability and the -arch it compiles for (None: no CUDA, a CPU).
+    capability: tuple[int, int] | None = None
+    arch: str | None = None
+    # Datasheet peak rates, for % of peak, rooflines and physical floors (None: not known, or a CPU).
+    spec: GpuSpec | None = None
+    # ncu's duration of an empty kernel on this model in µs (`runner.timing.calibration`), with where the
+    # figure comes from; None: not measured, so the timer subtracts nothing.
+    empty_kernel_ncu_us: float | None = None
+    calibration_source: str | None = None
+
+    def labels(self) -> tuple[str, ...]:
+        """Every GPU-type spelling that names this model: the key first."""
+        return (self.key, *self.aliases)
+
+
+# The generic rule for a capability without an entry: sm_XY, with the arch-specific feature set ("a") where
+# it holds instructions a portable build lacks (Hopper's wgmma and TMA, Blackwell's tcgen05).
+ARCH_SPECIFIC_CAPABILITIES: frozenset[tuple[int, int]] = frozenset({(9, 0), (10, 0)})
+# What nvcc builds for when the device's capability is unknown (the local CLI without a driver).
+DEFAULT_ARCH = "sm_90"
+
+# Datasheet figures (SXM parts). Edit here to add a model: docs/runner.md, "Adding a GPU model".
+GPU_MODELS: tuple[GpuModel, ...] = (
+    GpuModel(
+        key="h100",
+        display_name="NVIDIA H100 SXM 80GB",
+        device_names=("NVIDIA H100 80GB HBM3",),
+        aliases=("h100-80gb-hbm3",),
+        capability=(9, 0),
+        arch="sm_90a",
+        spec=GpuSpec(
+            "NVIDIA H100 80GB HBM3",
+            3350.0,
+            {"float32": 67_000.0, "float16": 989_000.0, "bfloat16": 989_000.0},
+            _HOPPER_CEILING,
+        ),
+        empty_kernel_ncu_us=2.11,
+        calibration_source=(
+            "2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h100_uncorrected.md"
+        ),
+    ),
+    GpuModel(
+        key="h200",
+        display_name="NVIDIA H200 SXM 141GB",
+        device_names=("NVIDIA H200",),
+        capability=(9, 0),
+        arch="sm_90a",
+        spec=GpuSpec(
+            "NVIDIA H200",
+            4800.0,
+            {"float32": 67_000.0, "float16": 989_000.0, "bfloat16": 989_000.0},
+            _HOPPER_CEILING,
+        ),
+        empty_kernel_ncu_us=1.34,
+        calibration_source=(
+            "2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h200_uncorrected.md"
+        ),
+    ),
+    # CPU runners: the daemon's CPU slot is named `CPU (<machine>)`. No peaks, no nvcc, no calibration.
+    GpuModel(key="cpu", display_name="CPU", device_names=("CPU",)),
+)
+
+CPU: GpuModel = next(m for m in GPU_MODELS if m.key == "cpu")
+
+# Device name -> datasheet peaks, as the table was before the registry (callers index it by device name).
 GPU_SPECS: dict[str, GpuSpec] = {
-    "NVIDIA H100 80GB HBM3": GpuSpec(
-        "NVIDIA H100 80GB HBM3",
-        3350.0,
-        {"float32": 67_000.0, "float16": 989_000.0, "bfloat16": 989_000.0},
-        _HOPPER_CEILING,
-    ),
-    "NVIDIA H200": GpuSpec(
-        "NVIDIA H200", 4800.0, {"float32": 67_000.0, "float16": 989_000.0, "bfloat16": 989_000.0}, _HOPPER_CEILING
-    ),
+    name: model.spec for model in GPU_MODELS if model.spec is not None for name in model.device_names
 }
 
 
+def model_for(name: str) -> GpuModel | None:
+    """The model a GPU type (key or alias) or a device name (exact, or with a suffix) names; None if unknown.
+
+    Exact names win over prefixes, so that a variant given an entry of its own is not taken for its base model.
+    """
+    for model in GPU_MODELS:
+        if name in model.labels() or name in model.device_names:
+            return model
+    return next((m for m in GPU_MODELS if any(name.startswith(d) for d in m.device_names)), None)
+
+
+def slug(name: str) -> str:
+    """A GPU-type spelling of any device name: lower case, `NVIDIA ` dropped, runs of other characters as `-`."""
+    text = re.sub(r"[^a-z0-9]+", "-", name.lower().removeprefix("nvidia ")).strip("-")
+    return text[:64] or "gpu"
+
+
+def gpu_type_for(device_name: str) -> str:
+    """The board key of a device: its model's key, or for a model without an entry a slug of its name (so an
+    unknown GPU still gets boards of its own, with no peaks)."""
+    model = model_for(device_name)
+    return model.key if model is not None else slug(device_name)
+
+
+def canonical_gpu_type(label: str) -> str:
+    """The board key a GPU type or device name stands for: aliases and device names become the model's key."""
+    model = model_for(label)
+    return model.key if model is not None else slug(label)
+
+
+def same_gpu_type(a: str, b: str) -> bool:
+    """Whether two GPU types (or device names) name the same model, old spellings included."""
+    return canonical_gpu_type(a) == canonical_gpu_type(b)
+
+
+def nvcc_arch(capability: tuple[int, int] | None) -> str:
+    """The -arch value for a device capability: the registry's where a model has it, else sm_XY (with "a" for
+    the capabilities whose arch-specific features solutions may use)."""
+    if capability is None:
+        return DEFAULT_ARCH
+    for model in GPU_MODELS:
+        if model.capability == capability and model.arch is not None:
+            return model.arch
+    major, minor = capability
+    suffix = "a" if capability in ARCH_SPECIFIC_CAPABILITIES else ""
+    return f"sm_{major}{minor}{suffix}"
+
+
 def spec_for(device: str) -> GpuSpec | None:
-    """The spec of a device name as the runner reports it; None for CPUs and unknown GPUs."""
-    if device in GPU_SPECS:
-        return GPU_SPECS[device]
-    return next((spec for name, spec in GPU_SPECS.items() if device.startswith(name)), None)
+    """The datasheet peaks of a device name as the runner reports it, or of a GPU type (`h100`, or a stored
+    board's older `h100-80gb-hbm3`); None for CPUs and unknown GPUs."""
+    model = model_for(device)
+    return model.spec if model is not None else None
 
 
 @dataclass(frozen=True)

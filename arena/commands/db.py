@@ -13,12 +13,12 @@ from typing import TypeVar
 import asyncpg
 
 from arena.render import table
-from bot.core.errors import MigrationError, StoreUnavailableError, UserFacingError
-from bot.db import jobs
-from bot.db.embedded import EmbeddedPostgres
-from bot.db.migrate import migrate, status
-from bot.db.pool import connect, describe_dsn, resolve_dsn
-from bot.settings import StoreSettings
+from core.errors import MigrationError, StoreUnavailableError, UserFacingError
+from core.settings import StoreSettings
+from core.store import jobs
+from core.store.embedded import EmbeddedPostgres
+from core.store.migrate import migrate, status
+from core.store.pool import connect, describe_dsn, resolve_dsn
 
 T = TypeVar("T")
 

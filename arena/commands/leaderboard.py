@@ -9,11 +9,11 @@ import sys
 import asyncpg
 
 from arena.render import format_rate, table
-from bot.core.errors import KernelArenaError, UnknownProblemError, UserFacingError
-from bot.core.leaderboard import LANGUAGES, Board, get_leaderboard, get_rank, list_boards
-from bot.db.leaderboard import BoardRow
-from bot.db.pool import open_store
-from bot.settings import Settings
+from core.errors import USER_FACING, KernelArenaError, UnknownProblemError, UserFacingError
+from core.leaderboard import LANGUAGES, METHODS, Board, get_leaderboard, get_rank, list_boards
+from core.settings import Settings
+from core.store.leaderboard import BoardRow
+from core.store.pool import open_store
 from problems.base import DTYPES
 
 
@@ -49,7 +49,7 @@ async def _show(settings: Settings, args: argparse.Namespace) -> int:
         problem, boards = await list_boards(store.pool, args.slug, args.version)
         gpu = args.gpu
         if gpu is None:
-            candidates = [b for b in boards if b.dtype == args.dtype]
+            candidates = [b for b in boards if b.dtype == args.dtype and args.method in (None, b.method)]
             if not candidates:
                 print(
                     f"No ranked submissions to {problem.slug} v{problem.version} in {args.dtype} yet. "
@@ -66,19 +66,32 @@ async def _show(settings: Settings, args: argparse.Namespace) -> int:
             limit=args.limit,
             offset=args.offset,
             version=problem.version,
+            method=args.method,
         )
         user = args.user or settings.local_user
         mine = await get_rank(
-            store.pool, problem.slug, gpu, args.dtype, f"local:{user}", language=args.lang, version=problem.version
+            store.pool,
+            problem.slug,
+            gpu,
+            args.dtype,
+            f"local:{user}",
+            language=args.lang,
+            version=problem.version,
+            method=board.method or args.method,
         )
     lang = "" if board.language == "any" else f" · {board.language} only"
-    print(f"{problem.title} ({problem.slug} v{problem.version}) · {gpu} · {args.dtype}{lang}")
+    # Each timing method has its own board: say which one ranked these times.
+    method = f" · {board.method} timing" if board.method is not None else ""
+    print(f"{problem.title} ({problem.slug} v{problem.version}) · {gpu} · {args.dtype}{method}{lang}")
     if not board.rows:
         print("No ranked submissions on this board yet.")
     else:
         headers = ["rank", "user", board.score_unit, "language", "submission", "submitted (UTC)"]
         print(table(headers, _rows(board, mine), align="rlrlrl"))
-    others = [f"{b.gpu_type}/{b.dtype} ({b.entries})" for b in boards if (b.gpu_type, b.dtype) != (gpu, args.dtype)]
+    shown = (gpu, args.dtype, board.method)
+    others = [
+        f"{b.gpu_type}/{b.dtype}/{b.method} ({b.entries})" for b in boards if (b.gpu_type, b.dtype, b.method) != shown
+    ]
     if others:
         print(f"\nOther boards: {', '.join(others)}", file=sys.stderr)
     return 0
@@ -94,7 +107,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             print(f"No submissions to {args.slug} yet. Rank one with `arena submit {args.slug} FILE --mode ranked`.")
             return 0
         raise
-    except UserFacingError:
+    except USER_FACING:
         raise
     except (KernelArenaError, OSError, asyncpg.PostgresError) as exc:
         raise UserFacingError(f"The store cannot be read: {exc}") from exc
@@ -106,6 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", help="GPU type (default: the fullest board for the dtype)")
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument("--lang", choices=LANGUAGES, help="only submissions in this language")
+    p.add_argument("--method", choices=METHODS, help="the timing method's board (default: the fullest one)")
     p.add_argument("--limit", type=int, default=20, help="rows to show (at most 100)")
     p.add_argument("--offset", type=int, default=0, help="skip this many ranks")
     p.add_argument("--version", type=int, help="problem version (default: the current one)")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from arena.render import table
-from bot.core.errors import UserFacingError
+from core.errors import UserFacingError
 from problems.base import DTYPES, DType, Problem, TestCase
 from problems.catalog import shape_text
 from problems.registry import UnknownProblemError, builtin_problems, get_problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from bot.core.errors import UserFacingError
+from core.errors import UserFacingError
 
 
 def cmd_runner_serve(args: argparse.Namespace) -> int:

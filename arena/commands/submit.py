@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from arena.commands.problems import check_dtype, find_problem
 from arena.render import ProgressPrinter, render_result
-from bot.core.errors import CancelledByUserError, UserFacingError
-from bot.core.uploads import check_upload
+from core.errors import CancelledByUserError, UserFacingError
+from core.uploads import check_upload
 from problems.base import DTYPES, Problem
 from runner.api import JobRequest, MeasureConfig, SubmissionResult
 
 if TYPE_CHECKING:
-    from bot.core.local_runner import LocalRun
-    from bot.runner_client import RunnerClient
+    from core.local_submit import LocalRun
+    from runner.clients.http import RunnerClient
 
 # How long Ctrl-C waits for a remote runner to confirm that it cancelled the job.
 REMOTE_CANCEL_TIMEOUT_S = 10.0
@@ -89,7 +89,7 @@ async def _run_remote(
     url: str, secret: bytes, request: JobRequest, *, ca_file: str | None = None, allow_plain_http: bool = False
 ) -> SubmissionResult:
     """Submit to a runner daemon over HTTP and follow its events to the result."""
-    from bot.runner_client import RunnerClient, RunnerError
+    from runner.clients.http import RunnerClient, RunnerError
 
     async with RunnerClient(url, secret, ca_file=ca_file, allow_plain_http=allow_plain_http) as runner:
         try:
@@ -118,7 +118,7 @@ async def _run_remote(
 
 async def _cancel_remote(runner: RunnerClient, job_id: str, url: str) -> CancelledByUserError:
     """Ask the runner to cancel the job; the one line to show the user, whatever the runner answered."""
-    from bot.runner_client import RunnerError
+    from runner.clients.http import RunnerError
 
     try:
         await asyncio.wait_for(runner.cancel(job_id), REMOTE_CANCEL_TIMEOUT_S)
@@ -151,10 +151,11 @@ def _run_recorded(
 ) -> SubmissionResult:
     """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
     try:
-        from bot.core.errors import KernelArenaError, MigrationError, StoreUnavailableError
-        from bot.core.local_runner import LocalRun, LocalSubmission, submit_and_wait
-        from bot.core.problems import ProblemSpec
-        from bot.settings import RateLimitSettings, Settings
+        from core.errors import USER_FACING, KernelArenaError, MigrationError, RunnerClientError, StoreUnavailableError
+        from core.local_submit import LocalRun, LocalSubmission, submit_and_wait
+        from core.problems import ProblemSpec
+        from core.settings import RateLimitSettings, Settings
+        from runner.clients.local import LocalRunner, detect_gpu_type
     except ImportError as exc:
         raise UserFacingError(
             f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
@@ -165,24 +166,23 @@ def _run_recorded(
         data=data,
         dtype=args.dtype,
         mode=args.mode,
-        device_kind=args.device,
-        measure=request.measure,
     )
     try:
         # Rate limits protect a shared service from its users; whoever runs the CLI owns this store.
         big = {f"{mode}_{field}": 10**9 for mode in ("test", "benchmark", "ranked") for field in ("burst", "per_hour")}
         unlimited = RateLimitSettings(**big)
         settings = Settings().model_copy(update={"rate": unlimited})
+        runner = LocalRunner(gpu_type=detect_gpu_type(args.device), measure=request.measure)
         progress = LocalRun()
         try:
-            submission_id, result = asyncio.run(submit_and_wait(settings, local, ProgressPrinter(), progress))
+            submission_id, result = asyncio.run(submit_and_wait(settings, local, runner, ProgressPrinter(), progress))
         except KeyboardInterrupt:
             raise CancelledByUserError(_interrupted(progress)) from None
-    except (UserFacingError, CancelledByUserError):
+    except (*USER_FACING, CancelledByUserError):
         raise
     except (StoreUnavailableError, MigrationError) as exc:
         raise UserFacingError(f"The store is unavailable: {exc} Pass --no-store to run without recording.") from exc
-    except KernelArenaError as exc:  # the local runner cannot take the job (no GPU for --device gpu)
+    except (KernelArenaError, RunnerClientError) as exc:  # the local runner cannot take the job
         raise UserFacingError(str(exc)) from exc
     print(f"  recorded as submission #{submission_id}", file=sys.stderr)
     return result

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Literal
 import discord
 from discord import app_commands
 
-from bot.core import browse
-from bot.core.errors import BadUploadError
-from bot.core.members import actor, external_id
-from bot.core.moderation import Actor
-from bot.core.service import check_attachment
 from bot.ui.errors import PUBLIC_PENDING
+from core import browse
+from core.errors import BadUploadError
+from core.members import actor, external_id
+from core.moderation import Actor
+from core.service import check_attachment
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

@@ -10,10 +10,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import answer, defer, is_moderator, member_key
-from bot.core import browse
 from bot.ui.embeds import SubmissionHeader
 from bot.ui.pages import render_stats, render_submission
 from bot.ui.results import ResultMessage, as_files, result_message
+from core import browse
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

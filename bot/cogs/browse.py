@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -21,13 +21,17 @@ from bot.cogs._common import (
     member_key,
     problem_choices,
 )
-from bot.core import browse
-from bot.core.errors import InvalidOptionError
 from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, render_problem
 from bot.ui.views import Paginator
+from core import browse
+from core.errors import InvalidOptionError
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
+
+
+# The timing methods a board can be ranked by (`runner.api.Method`).
+TimingMethod = Literal["arena", "seed", "cpu"]
 
 
 class BrowseCog(commands.Cog):
@@ -40,6 +44,7 @@ class BrowseCog(commands.Cog):
         gpu="GPU type of the board (default: the only one, or the configured default)",
         dtype="element type",
         language="show only solutions in this language",
+        method="timing method of the board (default: the fullest board's); each method ranks separately",
     )
     @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
     async def leaderboard(
@@ -49,6 +54,7 @@ class BrowseCog(commands.Cog):
         gpu: app_commands.Range[str, 1, 64] | None = None,
         dtype: DType = "float32",
         language: LanguageFilter = "any",
+        method: TimingMethod | None = None,
     ) -> None:
         gpu_type = gpu or self.bot.service.default_gpu()
         if gpu_type is None:
@@ -58,7 +64,7 @@ class BrowseCog(commands.Cog):
         fetch = partial(
             browse.leaderboard_page,
             self.bot.pool, problem.strip(), gpu_type.strip().lower(), dtype, language,
-            page_size=size, caller_external_id=member_key(interaction.user),
+            page_size=size, caller_external_id=member_key(interaction.user), method=method,
         )  # fmt: skip
         source = LeaderboardPages(lambda page: fetch(page=page), interaction.user.display_name)
         first = await source.get_page(0)

@@ -18,12 +18,12 @@ from bot.cogs._common import (
     problem_choices,
     read_attachment,
 )
-from bot.core import browse, moderation
-from bot.core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
-from bot.core.members import ban_member, external_id
 from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_published, render_runners
 from bot.ui.views import ConfirmView
+from core import browse, moderation
+from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
+from core.members import ban_member, external_id
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

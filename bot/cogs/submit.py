@@ -9,8 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import DType, Mode, answer, defer, gpu_choices, member_key, problem_choices, read_attachment
-from bot.core.service import check_attachment
 from bot.ui.embeds import SubmissionHeader, render_receipt
+from core.service import check_attachment
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

@@ -12,8 +12,8 @@ import math
 import threading
 from typing import Any
 
-from bot.core.gpus import GpuSpec
 from runner.api import SubmissionResult
+from runner.gpus import GpuSpec
 
 # Charts are drawn in worker threads, and matplotlib is not thread-safe: two results finishing at once made its
 # mathtext parser fail on a tick label ("Expected end of text, found '$'").

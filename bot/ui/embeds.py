@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.core.gpus import GpuSpec
-from bot.core.progress import ProgressState
-from bot.core.service import SubmitTicket
+from core.progress import ProgressState
+from core.result_view import CASE_HEADERS, case_rate, case_rows, format_duration_us, method_label, summary
+from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
+from core.service import SubmitTicket
 from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome
+from runner.gpus import GpuSpec
 
 TITLE_LIMIT = 256
 DESCRIPTION_LIMIT = 4096
@@ -30,11 +32,6 @@ COLOUR_PENDING = discord.Colour.blurple()
 COLOUR_INFO = discord.Colour.dark_teal()
 
 CHART_FILE = "roofline.png"
-_METHODS = {
-    "arena": "median of the `arena` method: cold L2, launch latency hidden",
-    "seed": "mean of the seed's CUDA-event loop",
-    "cpu": "median of a monotonic clock on the CPU",
-}
 
 
 @dataclass(frozen=True)
@@ -113,18 +110,6 @@ def fit(embed: discord.Embed) -> discord.Embed:
     return embed
 
 
-def format_runtime(us: float) -> str:
-    if us >= 1e6:
-        return f"{us / 1e6:.2f} s"
-    if us >= 1e3:
-        return f"{us / 1e3:.2f} ms"
-    return f"{us:.2f} µs"
-
-
-def format_rate(value: float) -> str:
-    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-
-
 def _peak_percent(timing: CaseTiming, result: SubmissionResult, spec: GpuSpec | None) -> str:
     if spec is None:
         return "-"
@@ -137,19 +122,12 @@ def _peak_percent(timing: CaseTiming, result: SubmissionResult, spec: GpuSpec | 
 
 
 def case_table(result: SubmissionResult, spec: GpuSpec | None) -> str:
-    """A fixed-width table of the timed cases, for a code block."""
-    rows = [("case", "runtime", "GFLOPS", "GB/s", "of peak")]
-    for t in result.timings:
-        rows.append(
-            (
-                t.name,
-                format_runtime(t.runtime_median_us),
-                format_rate(t.gflops),
-                format_rate(t.gbps),
-                _peak_percent(t, result, spec),
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    """A fixed-width table of the timed cases, for a code block: the CLI's figures (`core.result_view`), and the
+    share of the GPU's peak."""
+    rows = [(*CASE_HEADERS, "of peak")]
+    for t, row in zip(result.timings, case_rows(result), strict=True):
+        rows.append((*row.cells(), _peak_percent(t, result, spec)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = [
         "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
         for r in rows
@@ -167,14 +145,9 @@ def _event_line(event: JobEvent) -> str | None:
         t = event.timing
         return (
             f"⏱️ benchmark {event.index + 1}/{event.count} `{clip(t.name, 60)}`: "
-            f"{format_runtime(t.runtime_median_us)}, {case_rate(t)}"
+            f"{format_duration_us(t.runtime_median_us)}, {case_rate(t)}"
         )
     return None
-
-
-def case_rate(timing: CaseTiming) -> str:
-    """A case's rate in the unit that means something for it: GB/s where it does no arithmetic."""
-    return f"{format_rate(timing.gbps)} GB/s" if timing.flops == 0 else f"{format_rate(timing.gflops)} GFLOPS"
 
 
 def progress_lines(events: list[JobEvent]) -> list[str]:
@@ -255,20 +228,18 @@ def _result_embed(
     if not result.timings:
         embed.description = f"✅ All {len(result.tests)} test cases passed."
         return embed
-    unit = "GFLOPS" if result.score_metric == "gflops" else "GB/s"
+    view = summary(result)
     tests = f"✅ {len(result.tests)}/{len(result.tests)} test cases passed.\n" if result.tests else ""
     embed.description = f"{tests}```\n{escape_code(case_table(result, spec), 3800)}\n```"
-    score = result.score
-    embed.add_field(name=f"Geometric mean {unit}", value=format_rate(score) if score is not None else "-")
+    embed.add_field(name=f"Geometric mean {view.unit}", value=view.geomean)
     mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
     if mean is not None:
-        embed.add_field(name=f"Arithmetic mean {unit}", value=format_rate(mean))
+        embed.add_field(name=f"Arithmetic mean {view.unit}", value=view.mean)
     if rank is not None:
         embed.add_field(name="Leaderboard", value=rank.describe())
     if result.notes:
         embed.add_field(name="Notes for reviewers", value=clip("; ".join(result.notes), 1024), inline=False)
-    method = result.timings[0].method
-    embed.add_field(name="Timing", value=_METHODS.get(method, method), inline=False)
+    embed.add_field(name="Timing", value=method_label(result) or "-", inline=False)
     if chart:
         embed.set_image(url=f"attachment://{CHART_FILE}")
     return embed

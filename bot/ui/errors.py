@@ -16,9 +16,9 @@ import uuid
 import discord
 from discord import app_commands
 
-from bot.core.errors import RateLimitedError, UserFacingError
-from bot.core.ratelimit import describe_wait
 from bot.ui.embeds import render_internal_error, render_user_error
+from core.errors import USER_FACING, RateLimitedError
+from core.ratelimit import describe_wait
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def error_embed(interaction: discord.Interaction, error: BaseException) -> disco
         embed = render_user_error(error.message)
         embed.add_field(name="Next submission", value=f"<t:{int(time.time() + error.retry_after_s) + 1}:R>")
         return embed
-    if isinstance(error, UserFacingError):
+    if isinstance(error, USER_FACING):
         return render_user_error(error.message)
     if isinstance(error, app_commands.CommandOnCooldown):
         return render_user_error(f"Slow down: try again in {describe_wait(error.retry_after)}.")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import discord
 
-from bot.core.admission import Candidate
-from bot.db.problems import ProblemVersion
 from bot.runners import RunnerStatus
 from bot.ui.embeds import (
     COLOUR_FAIL,
@@ -18,6 +16,8 @@ from bot.ui.embeds import (
     escape_code,
     fit,
 )
+from core.admission import Candidate
+from core.store.problems import ProblemVersion
 
 MAX_FIELDS = 25
 
@@ -78,6 +78,8 @@ def render_runners(statuses: list[RunnerStatus], jobs_by_state: dict[str, int], 
             lines.append(f"❌ unreachable: {clip(status.error, 300)}")
         elif health is not None:
             gpus = ", ".join(g.name for g in health.gpus) or health.device
+            if status.refused is not None:
+                lines.append(f"⛔ refused, no job goes to it: {clip(status.refused, 300)}")
             lines.append(f"{'✅' if health.status == 'ok' else '⚠️'} {health.status} · {gpus}")
             lines.append(
                 f"free slots {health.free_slots}/{health.slots} · queue {health.queue_depth}/{health.max_queue}"

@@ -7,7 +7,6 @@ from itertools import groupby
 
 import discord
 
-from bot.core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
 from bot.ui.embeds import (
     COLOUR_INFO,
     DESCRIPTION_LIMIT,
@@ -20,6 +19,7 @@ from bot.ui.embeds import (
     format_rate,
 )
 from bot.ui.views import Page
+from core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
 from problems.catalog import CaseInfo
 
 MAX_FIELDS = 25
@@ -143,7 +143,9 @@ def render_leaderboard(page: LeaderboardPage, caller_name: str) -> discord.Embed
     board = page.board
     unit = board.score_unit
     language = "" if board.language == "any" else f" · {board.language}"
-    title = f"🏆 {board.problem.slug} · {board.gpu_type} · {board.dtype}{language}"
+    # A board ranks one timing method's times; the heading says which, since another method has its own board.
+    method = f" · {board.method} timing" if board.method is not None else ""
+    title = f"🏆 {board.problem.slug} · {board.gpu_type} · {board.dtype}{method}{language}"
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.gold())
     if not board.rows:
         embed.description = (
@@ -203,7 +205,8 @@ def render_stats(stats: UserStats) -> discord.Embed:
         embed.description = f"{stats.total} submissions ({counts}) on {stats.problems_tried} problems."
     if stats.standings:
         lines = [
-            f"**#{s.rank}** `{s.slug}` · {s.gpu_type} · {s.dtype}: {format_rate(s.score)} {_unit(s.score_metric)} "
+            f"**#{s.rank}** `{s.slug}` · {s.gpu_type} · {s.dtype}{f' · {s.method}' if s.method else ''}: "
+            f"{format_rate(s.score)} {_unit(s.score_metric)} "
             f"(#{s.submission_id})"
             for s in stats.standings[:15]
         ]

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.core.gpus import GpuSpec
 from bot.ui.charts import render_roofline_png
 from bot.ui.embeds import CHART_FILE, RankChange, SubmissionHeader, log_attachment, render_result
 from runner.api import SubmissionResult
+from runner.gpus import GpuSpec
 
 
 def as_files(files: Sequence[tuple[str, bytes]]) -> list[discord.File]:

@@ -14,6 +14,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from runner.gpus import CPU, gpu_type_for
+
 log = logging.getLogger(__name__)
 
 NVIDIA_SMI_TIMEOUT_S = 20.0
@@ -43,6 +45,18 @@ class Slot:
     is_gpu: bool
     env: Mapping[str, str] = field(default_factory=dict)
     capability: tuple[int, int] | None = None
+
+    @property
+    def gpu_type(self) -> str:
+        """The board key of this slot's device, from the GPU registry: `cpu` for the CPU slot."""
+        return gpu_type_for(self.name) if self.is_gpu else CPU.key
+
+
+def slots_gpu_type(slots: Sequence[Slot]) -> str | None:
+    """The one GPU type the slots serve, or None when they hold several models (or there are none): a runner
+    serves boards of one type, so the bot refuses a runner whose slots mix them."""
+    types = {slot.gpu_type for slot in slots}
+    return types.pop() if len(types) == 1 else None
 
 
 def _parse_gpu(line: str) -> Gpu | None:

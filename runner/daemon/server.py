@@ -37,9 +37,10 @@ from runner.auth import (
     Verifier,
     make_auth_middleware,
 )
-from runner.daemon.devices import package_version
+from runner.daemon.devices import package_version, slots_gpu_type
 from runner.daemon.jobs import Job, JobConflictError, JobFinishedError, JobManager, QueueFullError, UnknownJobError
 from runner.daemon.metrics import Metrics
+from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
 from runner.host.sandbox import SandboxLevel
 from runner.settings import RunnerSettings, SettingsError
@@ -175,6 +176,7 @@ async def health(request: web.Request) -> web.Response:
             uuid=g.uuid,
             capability=f"{g.capability[0]}.{g.capability[1]}",
             memory_mib=g.memory_mib,
+            gpu_type=gpu_type_for(g.name),
             peaks=manager.peaks.get(g.uuid),
         )
         for g in manager.gpus
@@ -185,6 +187,7 @@ async def health(request: web.Request) -> web.Response:
         device="gpu" if any(s.is_gpu for s in manager.slots) else "cpu",
         gpu_count=len(manager.gpus),
         gpus=gpus,
+        gpu_type=slots_gpu_type(manager.slots),
         driver=manager.gpus[0].driver if manager.gpus else None,
         torch=package_version("torch"),
         triton=package_version("triton"),

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from runner.errors import CompileError
+from runner.gpus import nvcc_arch
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,9 @@ def nvcc_version() -> str:
 
 
 def cuda_arch(capability: tuple[int, int] | None) -> str:
-    """The -arch value for a device capability. Hopper gets sm_90a so wgmma and TMA are available."""
-    if capability is None:
-        return "sm_90"
-    major, minor = capability
-    suffix = "a" if (major, minor) in {(9, 0), (10, 0)} else ""
-    return f"sm_{major}{minor}{suffix}"
+    """The -arch value for a device capability, from the GPU registry (`runner.gpus.nvcc_arch`). Hopper gets
+    sm_90a so wgmma and TMA are available."""
+    return nvcc_arch(capability)
 
 
 def compile_flags(arch: str, source: str = "") -> list[str]:

@@ -1,5 +1,8 @@
 """Per-GPU-model reference figures measured with Nsight Compute by bench/timing_fidelity.py.
 
+The figures live in the GPU registry (`runner.gpus.GPU_MODELS`, field `empty_kernel_ncu_us`); this module
+turns them into the timer's correction.
+
 EMPTY_KERNEL_NCU_US: ncu's gpu__time_duration.sum of an empty kernel (`torch.cuda._sleep(0)`), in µs,
 median of 7 runs with --clock-control none. The arena timer subtracts (its own empty-kernel time minus
 this) from every sample, which removes the event pair's fixed launch cost. Re-measure when adding a model:
@@ -8,11 +11,15 @@ this) from every sample, which removes the event pair's fixed launch cost. Re-me
 
 from __future__ import annotations
 
+from runner.gpus import GPU_MODELS
+
+# By exact device name: a figure measured on one part is not assumed for a variant that merely shares its
+# name's prefix (an H200 NVL runs at other clocks than the SXM part the figure comes from).
 EMPTY_KERNEL_NCU_US: dict[str, float] = {
-    # 2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h100_uncorrected.md.
-    "NVIDIA H100 80GB HBM3": 2.11,
-    # 2026-11-21, driver 580.159.04, CUDA 13.0: bench/results/timing_fidelity_h200_uncorrected.md.
-    "NVIDIA H200": 1.34,
+    name: model.empty_kernel_ncu_us
+    for model in GPU_MODELS
+    if model.empty_kernel_ncu_us is not None
+    for name in model.device_names
 }
 
 # The event pair's launch overhead is about a microsecond on every GPU measured; a larger correction would

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.bot_settings import BotSettings, DeviceSpec
 from bot.client import ArenaBot
-from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
 from runner.api import MeasureConfig
 from tests.fakediscord import FakeDiscord, FakeRole, FakeUser, InteractionRecord, RecordedMessage
 

@@ -66,7 +66,7 @@ async def test_leaderboard_pages_with_buttons_only_for_the_caller(arena: Arena) 
     asked = await fake.invoke_slash(judy, "leaderboard", {"problem": "vector_add", "gpu": "h100"})
     board = await fake.wait_for_original(asked, lambda m: bool(m.embeds))
     first = board.embeds[0]
-    assert first["title"] == "🏆 vector-addition · h100 · float32" and not board.ephemeral
+    assert first["title"] == "🏆 vector-addition · h100 · float32 · cpu timing" and not board.ephemeral
     assert "`   1  player00" in first["description"] and "`  10  player09" in first["description"]
     assert first["fields"][0]["value"] == "#12 with 89 GFLOPS (submission #12)"
     disabled = {b["custom_id"]: b.get("disabled", False) for b in board.buttons()}
@@ -151,4 +151,4 @@ async def test_submission_shows_own_result_and_code_but_not_others(arena: Arena)
     stats = await fake.invoke_slash(lena, "me")
     embed = (await fake.wait_for_original(stats, lambda m: bool(m.embeds))).embeds[0]
     assert embed["description"].startswith("1 submissions (1 passed) on 1 problems")
-    assert "**#1** `vector-addition` · h100 · float32: 42 GFLOPS" in str(embed["fields"])
+    assert "**#1** `vector-addition` · h100 · float32 · cpu: 42 GFLOPS" in str(embed["fields"])

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bot.bot_settings import RunnerConfig
-from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import RecordedMessage
 from tests.store.faults import PostgresUnderTest, RunnerDouble

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.settings import RateLimitSettings
+from core.settings import RateLimitSettings
 from tests.bot.harness import GREEN, JOB_TIMEOUT_S, Arena, is_final
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.db import jobs
+from core.store import jobs
 from problems.registry import builtin_problems
 from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 from tests.store.store_helpers import wait_for_state

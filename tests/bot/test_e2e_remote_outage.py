@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 
 from bot.bot_settings import RunnerConfig
-from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 from tests.bot.harness import GREEN, Arena

@@ -7,13 +7,6 @@ from datetime import UTC, datetime
 import discord
 import pytest
 
-from bot.core.admission import Candidate
-from bot.core.browse import LeaderboardPage, ProblemEntry, Standing, UserStats
-from bot.core.gpus import GPU_SPECS
-from bot.core.leaderboard import Board
-from bot.core.progress import ProgressState
-from bot.db.leaderboard import BoardRow
-from bot.db.problems import ProblemVersion
 from bot.runners import RunnerStatus
 from bot.ui.embeds import (
     CODE_BLOCK_LIMIT,
@@ -35,6 +28,12 @@ from bot.ui.pages import (
     render_problem_list,
     render_stats,
 )
+from core.admission import Candidate
+from core.browse import LeaderboardPage, ProblemEntry, Standing, UserStats
+from core.leaderboard import Board
+from core.progress import ProgressState
+from core.store.leaderboard import BoardRow
+from core.store.problems import ProblemVersion
 from problems.catalog import builtin_info
 from runner import api
 from runner.api import (
@@ -47,6 +46,7 @@ from runner.api import (
     ValidateCheck,
     ValidateReport,
 )
+from runner.gpus import GPU_SPECS
 
 H100 = GPU_SPECS["NVIDIA H100 80GB HBM3"]
 LONG = "x" * 300

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.core.progress import EditThrottle, ProgressHub, ProgressState
+from core.progress import EditThrottle, ProgressHub, ProgressState
 from runner.api import JobEvent
 
 

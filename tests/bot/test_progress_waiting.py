@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from bot.core.progress import ProgressHub, ProgressState
+from core.progress import ProgressHub, ProgressState
 from runner.api import JobEvent
 
 

@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from bot.client import ArenaTree
 from bot.cogs._common import NotModeratorError, defer
-from bot.core.errors import BadUploadError, RateLimitedError
+from core.errors import BadUploadError, RateLimitedError
 from tests.bot.harness import RED
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import running_bot

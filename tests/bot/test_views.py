@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 
 import discord
 
-from bot.core.browse import LeaderboardPage
-from bot.core.leaderboard import Board
-from bot.db.leaderboard import BoardRow
-from bot.db.problems import ProblemVersion
 from bot.ui.pages import LeaderboardPages
 from bot.ui.views import Page, Paginator
+from core.browse import LeaderboardPage
+from core.leaderboard import Board
+from core.store.leaderboard import BoardRow
+from core.store.problems import ProblemVersion
 
 NOW = datetime(2026, 11, 21, tzinfo=UTC)
 PROBLEM = ProblemVersion(1, "matmul", "Matrix multiplication", True, 1, 1, None, ("float32",), "gflops", NOW)

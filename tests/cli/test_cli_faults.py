@@ -299,7 +299,7 @@ def test_a_cuda_solution_saved_with_a_byte_order_mark_compiles(tmp_path: Path) -
 
 
 def test_device_gpu_without_a_gpu_says_what_to_use_instead() -> None:
-    from bot.core.local_runner import detect_gpu_type
+    from runner.clients.local import detect_gpu_type
 
     if detect_gpu_type("auto") != "cpu":
         pytest.skip("this machine has a GPU")

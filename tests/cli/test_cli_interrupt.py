@@ -23,7 +23,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.db.embedded import start_embedded
+from core.store.embedded import start_embedded
 from runner.auth import sign_headers
 from tests.cli.harness import (
     ROOT,

@@ -16,15 +16,15 @@ import pytest
 from aiohttp import web
 from pydantic import ValidationError
 
-from bot.core.browse import board_gpu_types, get_problem_entry, starter_file
-from bot.core.errors import BadUploadError, InvalidOptionError, UnknownProblemError
-from bot.core.leaderboard import get_leaderboard, get_rank
-from bot.core.moderation import Actor, create_problem
-from bot.core.problems import ProblemSpec, require_problem, sync_problem
-from bot.core.submissions import SubmitRequest, submit
-from bot.core.uploads import check_upload
-from bot.db.pool import create_pool
-from bot.settings import RateLimitSettings
+from core.browse import board_gpu_types, get_problem_entry, starter_file
+from core.errors import BadUploadError, InvalidOptionError, UnknownProblemError
+from core.leaderboard import get_leaderboard, get_rank
+from core.moderation import Actor, create_problem
+from core.problems import ProblemSpec, require_problem, sync_problem
+from core.settings import RateLimitSettings
+from core.store.pool import create_pool
+from core.submissions import SubmitRequest, submit
+from core.uploads import check_upload
 from runner.api import JobRequest, MeasureConfig
 from runner.auth import sign_headers
 from runner.daemon.server import create_app

@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from bot.runner_client import RunnerClient
 from runner.api import JobRequest, SubmissionResult
 from runner.auth import sign_headers
+from runner.clients.http import RunnerClient
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.runner_client import RunnerClient
 from runner.api import MeasureConfig
+from runner.clients.http import RunnerClient
 from tests.runner.conftest import job_request, run_remote, submission
 
 

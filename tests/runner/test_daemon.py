@@ -9,8 +9,9 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.runner_client import RunnerClient
 from runner.auth import sign_headers
+from runner.clients.http import RunnerClient
+from runner.gpus import gpu_type_for
 from tests.runner.conftest import EXAMPLES, Daemon, assert_next_job_ok
 
 
@@ -27,10 +28,20 @@ async def test_health_reports_the_slots_the_sandbox_and_no_torch(remote: RunnerC
         assert health.status == "degraded"
 
 
+async def test_health_reports_the_registry_gpu_type_of_its_devices(remote: RunnerClient) -> None:
+    health = await remote.health()
+    for gpu in health.gpus:
+        assert gpu.gpu_type == gpu_type_for(gpu.name)
+    if health.device == "cpu":
+        assert health.gpu_type == "cpu"
+    else:
+        assert health.gpu_type in {gpu.gpu_type for gpu in health.gpus}
+
+
 def test_daemon_modules_do_not_import_torch() -> None:
     code = (
         "import sys, runner.daemon.server, runner.daemon.jobs, runner.host.job, runner.host.sandbox\n"
-        "import bot.runner_client\n"
+        "import runner.clients.http\n"
         "import arena.commands.runner\n"
         "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))"
     )

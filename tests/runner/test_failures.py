@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.runner_client import RunnerClient
+from runner.clients.http import RunnerClient
 from runner.host.sandbox import PACKAGE_ROOT
 from tests.runner.conftest import (
     TEST_DEADLINES,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.runner_client import RunnerClient
+from runner.clients.http import RunnerClient
 from runner.host.executor import Executor, JobsLease, default_executor, sweep_stale_jobs
 from tests.runner.conftest import (
     SUBMISSIONS,

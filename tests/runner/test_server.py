@@ -13,9 +13,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.runner_client import RunnerClient, RunnerError
 from runner.api import JobEvent, ValidateRequest
 from runner.auth import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
+from runner.clients.http import RunnerClient, RunnerError
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings, SettingsError
 from tests.runner.conftest import good_request, job_request, run_remote, serve_app, settings_for, submission

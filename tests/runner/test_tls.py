@@ -24,8 +24,8 @@ from pydantic import ValidationError
 pytest.importorskip("asyncpg")
 
 from bot.bot_settings import BotSettings, RunnerConfig
-from bot.runner_client import RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
 from bot.runners import build_runners
+from runner.clients.http import RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings, SettingsError
 from tests.runner.conftest import EXAMPLES, free_port, settings_for

@@ -18,10 +18,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.db.embedded import start_embedded
-from bot.db.migrate import migrate
-from bot.db.pool import create_pool, with_database
-from bot.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.store.embedded import start_embedded
+from core.store.migrate import migrate
+from core.store.pool import create_pool, with_database
 
 # pytest imports test files with --import-mode=importlib, which puts no test directory on sys.path; the test
 # modules here share `store_helpers`, so this directory goes on the path (its module names are unique).

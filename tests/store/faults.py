@@ -31,9 +31,9 @@ import asyncpg
 import psutil
 from aiohttp import web
 
-from bot.db.embedded import EmbeddedPostgres, start_embedded
-from bot.db.migrate import migrate
-from bot.db.pool import with_database
+from core.store.embedded import EmbeddedPostgres, start_embedded
+from core.store.migrate import migrate
+from core.store.pool import with_database
 from runner.api import (
     ApiError,
     ApiErrorBody,

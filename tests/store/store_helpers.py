@@ -13,13 +13,13 @@ from typing import Any
 
 import asyncpg
 
-from bot.core.moderation import Actor
-from bot.core.problems import ProblemSpec, sync_problem
-from bot.core.results import record_result
-from bot.core.submissions import SubmitReceipt, SubmitRequest, submit
-from bot.db import jobs, submissions
-from bot.db.problems import ProblemVersion
-from bot.settings import RateLimitSettings
+from core.moderation import Actor
+from core.problems import ProblemSpec, sync_problem
+from core.results import record_result
+from core.settings import RateLimitSettings
+from core.store import jobs, submissions
+from core.store.problems import ProblemVersion
+from core.submissions import SubmitReceipt, SubmitRequest, submit
 from runner.api import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionResult, TestOutcome
 
 VECTOR_ADD = ProblemSpec("vector_add", "Vector addition", 1, ("float32", "float16", "bfloat16"))

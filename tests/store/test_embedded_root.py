@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.errors import StoreUnavailableError
-from bot.db.embedded_root import open_for_search, system_binaries
+from core.errors import StoreUnavailableError
+from core.store.embedded_root import open_for_search, system_binaries
 
 
 def test_ancestors_get_search_permission_only(tmp_path: Path) -> None:

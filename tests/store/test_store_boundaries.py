@@ -7,16 +7,16 @@ import pkgutil
 import subprocess
 import sys
 
-import bot.core
-import bot.db
+import core
+import core.store
 
 FORBIDDEN = ("discord", "torch", "aiohttp")
 
 
 def test_core_and_store_modules_import_no_discord_torch_or_aiohttp():
-    modules = [f"bot.core.{m.name}" for m in pkgutil.iter_modules(bot.core.__path__)]
-    modules += [f"bot.db.{m.name}" for m in pkgutil.iter_modules(bot.db.__path__)]
-    assert "bot.core.dispatch" in modules and "bot.db.leaderboard" in modules
+    modules = [f"core.{m.name}" for m in pkgutil.iter_modules(core.__path__)]
+    modules += [f"core.store.{m.name}" for m in pkgutil.iter_modules(core.store.__path__)]
+    assert "core.dispatch" in modules and "core.store.leaderboard" in modules
     code = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"

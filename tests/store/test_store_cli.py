@@ -7,7 +7,11 @@ import subprocess
 import sys
 
 import asyncpg
-from store_helpers import add_problems, submit_scored
+from store_helpers import ROOMY, add_problems, request, result_for, submit_scored
+
+from core.results import record_result
+from core.store import jobs
+from core.submissions import submit
 
 
 def arena(dsn: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +41,7 @@ async def test_leaderboard_command_prints_the_board_and_filters_by_language(pool
     shown = arena(db_dsn, "leaderboard", "vector_add", "--gpu", "h100")
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert lines[0] == "Vector addition (vector_add v1) · h100 · float32"
+    assert lines[0] == "Vector addition (vector_add v1) · h100 · float32 · cpu timing"
     ranked = [line.split()[:4] for line in lines[3:5]]
     assert ranked == [["1", "alice", "1,500", "cuda"], ["2", "bob", "900", "python"]]
     python_only = arena(db_dsn, "leaderboard", "vector_add", "--lang", "python")
@@ -48,3 +52,24 @@ def test_leaderboard_of_an_unknown_problem_says_so(db_dsn: str):
     shown = arena(db_dsn, "leaderboard", "no_such_problem")
     assert shown.returncode == 2
     assert "no problem called `no_such_problem`" in shown.stderr
+
+
+async def test_leaderboard_command_shows_one_timing_methods_board_and_names_it(pool: asyncpg.Pool, db_dsn: str):
+    await add_problems(pool)
+    await submit_scored(pool, "alice", 1500.0)  # timed by the `cpu` method (store_helpers.result_for)
+    receipt = await submit(pool, request("bob"), ROOMY)
+    lease = await jobs.claim_job(pool, receipt.job_id, "test-owner", 30.0, "test-runner")
+    spec = await jobs.job_spec(pool, receipt.job_id)
+    assert lease is not None and spec is not None
+    reported = result_for(spec, 9000.0)
+    seed = reported.model_copy(update={"timings": [t.model_copy(update={"method": "seed"}) for t in reported.timings]})
+    assert await record_result(pool, lease, seed, "test-runner")
+
+    default = arena(db_dsn, "leaderboard", "vector_add", "--gpu", "h100")
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.splitlines()[0].endswith("· cpu timing")
+    assert "alice" in default.stdout and "bob" not in default.stdout
+    assert "h100/float32/seed (1)" in default.stderr  # the other board is named, not merged
+    by_seed = arena(db_dsn, "leaderboard", "vector_add", "--gpu", "h100", "--method", "seed")
+    assert by_seed.stdout.splitlines()[0].endswith("· seed timing")
+    assert "bob" in by_seed.stdout and "alice" not in by_seed.stdout

@@ -16,11 +16,11 @@ import pytest
 from faults import PostgresUnderTest
 from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
 
-from bot.core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
-from bot.core.submissions import submit
-from bot.db import jobs
-from bot.db.pool import create_pool
-from bot.settings import DispatchSettings
+from core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
+from core.settings import DispatchSettings
+from core.store import jobs
+from core.store.pool import create_pool
+from core.submissions import submit
 from runner.api import JobRequest, SubmissionResult
 
 pytestmark = pytest.mark.timeout(300)

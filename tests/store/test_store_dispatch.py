@@ -24,12 +24,12 @@ from store_helpers import (
     wait_for_state,
 )
 
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.errors import RunnerLostError
-from bot.core.results import record_result
-from bot.core.submissions import submit
-from bot.db import jobs
-from bot.settings import DispatchSettings, Settings
+from core.dispatch import Dispatcher, RunnerPool
+from core.errors import RunnerLostError
+from core.results import record_result
+from core.settings import DispatchSettings, Settings
+from core.store import jobs
+from core.submissions import submit
 from runner.api import JobEvent, JobRequest, SubmissionResult
 
 FINAL = set(jobs.FINAL_STATES)

@@ -7,10 +7,10 @@ import asyncpg
 from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
 from test_store_dispatch import running
 
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.submissions import submit
-from bot.db import jobs
-from bot.settings import Settings
+from core.dispatch import Dispatcher, RunnerPool
+from core.settings import Settings
+from core.store import jobs
+from core.submissions import submit
 from runner.api import ErrorInfo, JobRequest, SubmissionResult
 
 FINAL = set(jobs.FINAL_STATES)

@@ -8,9 +8,9 @@ import asyncpg
 import pytest
 from store_helpers import MOD, ROOMY, add_problems, finish, request, submit_scored
 
-from bot.core.errors import InvalidOptionError, UnknownProblemError
-from bot.core.leaderboard import get_history, get_leaderboard, get_rank, list_boards
-from bot.core.moderation import (
+from core.errors import InvalidOptionError, UnknownProblemError
+from core.leaderboard import get_history, get_leaderboard, get_rank, list_boards
+from core.moderation import (
     ban_user,
     invalidate_submission,
     replace_problem,
@@ -18,8 +18,8 @@ from bot.core.moderation import (
     restore_submission,
     unban_user,
 )
-from bot.core.submissions import submit
-from bot.db import leaderboard, submissions
+from core.store import leaderboard, submissions
+from core.submissions import submit
 
 
 async def board(pool: asyncpg.Pool, **kw: object) -> list[tuple[int, str, float]]:

@@ -7,11 +7,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.core.errors import MigrationError
-from bot.db import users
-from bot.db.migrate import MIGRATIONS_DIR, Migration, discover, migrate, status
-from bot.db.pool import open_store
-from bot.settings import StoreSettings
+from core.errors import MigrationError
+from core.settings import StoreSettings
+from core.store import users
+from core.store.migrate import MIGRATIONS_DIR, Migration, discover, migrate, status
+from core.store.pool import open_store
 
 TABLES = {
     "users",
@@ -55,7 +55,7 @@ async def test_migrating_an_up_to_date_database_applies_nothing(empty_dsn: str):
         await migrate(conn)
         assert await migrate(conn) == []
         report = await status(conn)
-        assert report.pending == [] and [a.version for a in report.applied] == [1]
+        assert report.pending == [] and [a.version for a in report.applied] == [m.version for m in discover()]
     finally:
         await conn.close()
 
@@ -115,7 +115,7 @@ def test_shipped_migrations_are_numbered_from_one_without_gaps():
 async def test_embedded_server_keeps_data_across_restarts(tmp_path: Path):
     settings = StoreSettings(data_dir=tmp_path / "pg", database_url=None)
     async with open_store(settings) as store:
-        assert store.embedded is not None and list(store.applied_migrations) == [1]
+        assert store.embedded is not None and list(store.applied_migrations) == [m.version for m in discover()]
         await users.ensure_user(store.pool, "local:kept", "kept")
     async with open_store(settings) as store:
         assert list(store.applied_migrations) == [], "the schema was already there"

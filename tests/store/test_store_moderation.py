@@ -8,14 +8,14 @@ import asyncpg
 import pytest
 from store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, count, request, submission, submit_scored
 
-from bot.core.errors import (
+from core.errors import (
     ModerationError,
     ProblemExistsError,
     SubmissionNotFoundError,
     UnknownProblemError,
     UserNotFoundError,
 )
-from bot.core.moderation import (
+from core.moderation import (
     ban_user,
     create_problem,
     invalidate_submission,
@@ -24,9 +24,9 @@ from bot.core.moderation import (
     set_problem_enabled,
     unban_user,
 )
-from bot.core.problems import ProblemSpec
-from bot.core.submissions import submit
-from bot.db import jobs, moderation
+from core.problems import ProblemSpec
+from core.store import jobs, moderation
+from core.submissions import submit
 
 
 async def test_every_moderator_action_is_in_the_audit_log(pool: asyncpg.Pool):
@@ -124,7 +124,7 @@ async def test_registering_built_in_problems_follows_the_codes_version(pool: asy
 
 
 async def test_processes_registering_one_new_problem_at_once_all_succeed(pool: asyncpg.Pool):
-    from bot.core.problems import sync_problem
+    from core.problems import sync_problem
 
     registered = await asyncio.gather(*(sync_problem(pool, VECTOR_ADD) for _ in range(8)))
     assert {p.problem_id for p in registered} == {registered[0].problem_id}

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncpg
 from store_helpers import ROOMY, finish, request
 
-from bot.core.problems import ProblemSpec, require_problem, sync_problem
-from bot.core.submissions import submit
-from bot.db import problems
+from core.problems import ProblemSpec, require_problem, sync_problem
+from core.store import problems
+from core.submissions import submit
 from problems.registry import get_problem
 
 OLD_MATMUL = ProblemSpec("matmul", "Matrix multiplication", 1, ("float32",))

@@ -8,11 +8,11 @@ import asyncpg
 import pytest
 from store_helpers import add_problems, count, request
 
-from bot.core.errors import RateLimitedError
-from bot.core.ratelimit import describe_wait, remaining
-from bot.core.submissions import submit
-from bot.db.pool import create_pool
-from bot.settings import RateLimitSettings
+from core.errors import RateLimitedError
+from core.ratelimit import describe_wait, remaining
+from core.settings import RateLimitSettings
+from core.store.pool import create_pool
+from core.submissions import submit
 
 TIGHT = RateLimitSettings(ranked_burst=2, ranked_per_hour=60, test_burst=5, test_per_hour=60)
 

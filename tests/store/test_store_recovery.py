@@ -12,13 +12,14 @@ from pathlib import Path
 import asyncpg
 from store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.leaderboard import get_leaderboard
-from bot.core.local_runner import LocalRunner, LocalSubmission, run_local_submission
-from bot.core.submissions import SubmitReceipt, SubmitRequest, submit
-from bot.db import jobs, submissions
-from bot.settings import Settings
+from core.dispatch import Dispatcher, RunnerPool
+from core.leaderboard import get_leaderboard
+from core.local_submit import LocalSubmission, run_local_submission
+from core.settings import Settings
+from core.store import jobs, submissions
+from core.submissions import SubmitReceipt, SubmitRequest, submit
 from runner.api import JobEvent, MeasureConfig
+from runner.clients.local import LocalRunner
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FAST = MeasureConfig(target_cv=0.5, min_samples=3, max_samples=30, max_seconds=0.5)
@@ -36,10 +37,10 @@ def solution(input_a, input_b, output_c, n):
 # A dispatcher in its own process, to be killed with SIGKILL: nothing in it gets to clean up.
 DISPATCHER_PROCESS = """
 import asyncio, sys
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.local_runner import LocalRunner
-from bot.db.pool import create_pool
-from bot.settings import DispatchSettings
+from core.dispatch import Dispatcher, RunnerPool
+from runner.clients.local import LocalRunner
+from core.store.pool import create_pool
+from core.settings import DispatchSettings
 
 async def main(dsn):
     async with create_pool(dsn, min_size=1, max_size=4) as pool:
@@ -68,7 +69,7 @@ async def assert_finished_once(pool: asyncpg.Pool, receipt: SubmitReceipt, attem
 
 
 async def test_submit_and_wait_runs_the_job_locally_and_ranks_it(pool: asyncpg.Pool, settings: Settings):
-    from bot.core.problems import ProblemSpec
+    from core.problems import ProblemSpec
     from problems.registry import get_problem
 
     events: list[JobEvent] = []
@@ -77,10 +78,9 @@ async def test_submit_and_wait_runs_the_job_locally_and_ranks_it(pool: asyncpg.P
         file_name="vector_add.py",
         data=(EXAMPLES / "vector_add.py").read_bytes(),
         mode="ranked",
-        device_kind="cpu",
-        measure=FAST,
     )
-    submission_id, result = await run_local_submission(pool, settings, local, events.append)
+    runner = LocalRunner(gpu_type="cpu", measure=FAST)
+    submission_id, result = await run_local_submission(pool, settings, local, runner, events.append)
     assert result.status == "passed" and result.score is not None and result.score > 0
     assert events[0].type == "accepted" and events[-1].type == "done"
     stored = await submission(pool, submission_id)

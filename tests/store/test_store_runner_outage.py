@@ -19,17 +19,16 @@ import pytest
 from faults import RunnerDouble
 from store_helpers import ROOMY, add_problems, request, submission, wait_for_state
 
-from bot.bot_settings import RunnerConfig
-from bot.core.dispatch import Dispatcher, RunnerPool
-from bot.core.errors import UserFacingError
-from bot.core.progress import ProgressHub
-from bot.core.submissions import submit
-from bot.db import jobs
-from bot.remote_runner import RemoteRunner
-from bot.runner_client import RunnerClient
 from bot.runners import RunnerSet
-from bot.settings import DispatchSettings
+from core.dispatch import Dispatcher, RunnerPool
+from core.progress import ProgressHub
+from core.settings import DispatchSettings
+from core.store import jobs
+from core.submissions import submit
 from runner.api import ValidateRequest
+from runner.client import RunnerRefusedError
+from runner.clients.http import RunnerClient
+from runner.clients.remote import RemoteRunner
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -45,7 +44,7 @@ async def remote(double: RunnerDouble) -> AsyncIterator[RemoteRunner]:
     """The bot's view of the double: a RemoteRunner over a RunnerClient with quick client-side retries."""
     async with aiohttp.ClientSession() as session:
         client = RunnerClient(double.url, SECRET.encode(), session=session, retry_delay_s=0.1)
-        yield RemoteRunner(RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=1), client)
+        yield RemoteRunner("h100-box", "h100", 1, client)
 
 
 @contextlib.asynccontextmanager
@@ -168,7 +167,7 @@ async def test_jobs_fail_only_after_a_long_outage_and_the_message_names_no_addre
 async def test_moderator_and_admin_texts_about_an_unreachable_runner_name_no_address(pool: asyncpg.Pool):
     double = RunnerDouble(SECRET)  # never started
     async with remote(double) as runner:
-        with pytest.raises(UserFacingError) as refused:
+        with pytest.raises(RunnerRefusedError) as refused:
             await runner.validate(ValidateRequest(problem_source="x = 1\n"))
         assert "`h100-box` is not answering" in refused.value.message
         assert_no_address(refused.value.message, double)

@@ -7,7 +7,7 @@ import time
 
 import asyncpg
 
-from bot.db.pool import close_pool, create_pool
+from core.store.pool import close_pool, create_pool
 
 
 async def _other_backends(dsn: str) -> int:

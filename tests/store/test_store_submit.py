@@ -8,7 +8,7 @@ import asyncpg
 import pytest
 from store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
-from bot.core.errors import (
+from core.errors import (
     BadUploadError,
     BannedError,
     InvalidSubmissionError,
@@ -16,11 +16,11 @@ from bot.core.errors import (
     UnknownProblemError,
     UnsupportedDtypeError,
 )
-from bot.core.moderation import ban_user, set_problem_enabled
-from bot.core.problems import ProblemSpec
-from bot.core.ratelimit import remaining
-from bot.core.submissions import SubmitRequest, submit
-from bot.db import jobs
+from core.moderation import ban_user, set_problem_enabled
+from core.problems import ProblemSpec
+from core.ratelimit import remaining
+from core.store import jobs
+from core.submissions import SubmitRequest, submit
 
 
 async def test_submit_stores_the_submission_and_a_queued_job_before_answering(pool: asyncpg.Pool):
@@ -123,7 +123,7 @@ async def test_concurrent_retries_with_one_token_store_one_submission(pool: asyn
 
 async def test_a_retried_submit_does_not_use_up_the_rate_limit(pool: asyncpg.Pool):
     await add_problems(pool)
-    from bot.settings import RateLimitSettings
+    from core.settings import RateLimitSettings
 
     tight = RateLimitSettings(ranked_burst=1, ranked_per_hour=1)
     first = await submit(pool, request("alice", token="t-1"), tight)

@@ -1,0 +1,236 @@
+"""Read-only views for the bot's browsing commands: problems, leaderboard pages, a submission, a user's stats.
+
+Each function takes the pool and returns frozen dataclasses; nothing here knows Discord.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+
+import asyncpg
+
+from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
+from core.leaderboard import Board, get_leaderboard, get_rank
+from core.problems import SLUG, find_problem, require_problem
+from core.ratelimit import remaining
+from core.results import load_result
+from core.results import stored_result as stored_result  # the service reads stored results through here
+from core.settings import RateLimitSettings
+from core.store import jobs, leaderboard, problems, submissions, users
+from core.store.leaderboard import BoardRow
+from core.store.problems import ProblemVersion
+from core.submissions import MODES, get_submission
+from problems.catalog import CatalogError, ProblemInfo, describe, starter
+from runner.api import SubmissionResult
+
+log = logging.getLogger(__name__)
+
+AUTOCOMPLETE_LIMIT = 25
+DIFFICULTY_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+
+
+# -- problems --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProblemEntry:
+    """A problem as the store has it (enabled, version) with its description from the catalogue."""
+
+    stored: ProblemVersion
+    info: ProblemInfo | None
+
+    @property
+    def category(self) -> str:
+        return self.info.category if self.info is not None else "general"
+
+    @property
+    def difficulty(self) -> str:
+        return self.info.difficulty if self.info is not None else "unrated"
+
+
+def _entry(stored: ProblemVersion) -> ProblemEntry:
+    try:
+        info = describe(stored.slug, stored.source)
+    except CatalogError as exc:
+        log.warning("problem %s v%d cannot be described: %s", stored.slug, stored.version, exc)
+        info = None
+    return ProblemEntry(stored, info)
+
+
+async def list_problems(pool: asyncpg.Pool) -> list[ProblemEntry]:
+    """Every problem at its current version, by category, then difficulty, then slug."""
+    entries = [_entry(p) for p in await problems.list_problems(pool)]
+    return sorted(entries, key=lambda e: (e.category, DIFFICULTY_ORDER.get(e.difficulty, 9), e.stored.slug))
+
+
+async def get_problem_entry(pool: asyncpg.Pool, slug: str) -> ProblemEntry:
+    return _entry(await require_problem(pool, slug))
+
+
+async def match_problems(pool: asyncpg.Pool, typed: str, *, enabled_only: bool = False) -> list[ProblemVersion]:
+    """At most 25 problems whose slug or title contains `typed` (autocomplete: suggestions, re-validated later)."""
+    needle = typed.strip().lower()
+    found = [
+        p
+        for p in await problems.list_problems(pool)
+        if (not enabled_only or p.enabled) and (needle in p.slug or needle in p.title.lower())
+    ]
+    found.sort(key=lambda p: (not p.slug.startswith(needle), p.slug))
+    return found[:AUTOCOMPLETE_LIMIT]
+
+
+async def starter_file(pool: asyncpg.Pool, slug: str, language: str, dtype: str) -> tuple[str, str]:
+    """(file name, text) of starter code for `slug`."""
+    stored = await require_problem(pool, slug)
+    try:
+        return starter(stored.slug, stored.source, language, dtype)  # type: ignore[arg-type]
+    except CatalogError as exc:
+        raise InvalidOptionError(f"No starter for `{slug}`: {exc}.") from exc
+
+
+# -- leaderboards ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    board: Board
+    page: int
+    page_size: int
+    has_next: bool
+    caller: BoardRow | None
+
+    @property
+    def first_rank(self) -> int:
+        return self.page * self.page_size + 1
+
+
+async def leaderboard_page(
+    pool: asyncpg.Pool,
+    slug: str,
+    gpu_type: str,
+    dtype: str,
+    language: str,
+    *,
+    page: int,
+    page_size: int,
+    caller_external_id: str,
+    method: str | None = None,
+) -> LeaderboardPage:
+    """Page `page` (from 0) of a board, whether another page follows, and the caller's own row on that board."""
+    board = await get_leaderboard(
+        pool, slug, gpu_type, dtype, language=language, limit=page_size + 1, offset=page * page_size, method=method
+    )
+    caller = None
+    if board.method is not None:
+        caller = await get_rank(pool, slug, gpu_type, dtype, caller_external_id, language=language, method=board.method)
+    rows = board.rows[:page_size]
+    trimmed = Board(board.problem, board.gpu_type, board.dtype, board.language, rows, board.method)
+    return LeaderboardPage(trimmed, page, page_size, len(board.rows) > page_size, caller)
+
+
+async def board_gpu_types(pool: asyncpg.Pool, slug: str) -> list[str]:
+    """GPU types that have a board for `slug` (for autocomplete); empty for an unknown slug."""
+    if not SLUG.fullmatch(slug):
+        return []
+    stored = await find_problem(pool, slug)
+    if stored is None:
+        return []
+    return sorted({b.gpu_type for b in await leaderboard.boards(pool, stored.problem_id, stored.version)})
+
+
+async def job_counts(pool: asyncpg.Pool) -> dict[str, int]:
+    """Jobs in the store by state (the queue, as moderators see it)."""
+    return await jobs.count_by_state(pool)
+
+
+# -- one submission --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubmissionDetail:
+    submission: submissions.Submission
+    owner_name: str
+    source: str
+    result: SubmissionResult | None
+    """None while the submission is queued or running."""
+
+
+async def submission_detail(
+    pool: asyncpg.Pool, submission_id: int, caller_external_id: str, *, moderator: bool = False
+) -> SubmissionDetail:
+    """The caller's own submission with its code and result. Someone else's reads as not found, so that
+    ids reveal nothing, unless the caller is a moderator."""
+    sub = await get_submission(pool, submission_id)
+    owner = await users.get_user(pool, sub.user_id)
+    assert owner is not None
+    if owner.external_id != caller_external_id and not moderator:
+        raise SubmissionNotFoundError(f"You have no submission #{submission_id}; `/me` lists yours.")
+    source = await submissions.get_source(pool, sub.source_sha256) or ""
+    result = None
+    if sub.status in ("passed", "failed", "error"):
+        result = await load_result(pool, sub)
+    return SubmissionDetail(sub, owner.display_name, source, result)
+
+
+# -- a user's stats --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Standing:
+    slug: str
+    gpu_type: str
+    dtype: str
+    rank: int
+    score: float
+    score_metric: str
+    submission_id: int
+    method: str | None = None
+    """The timing method of the board this rank is on."""
+
+
+@dataclass(frozen=True)
+class UserStats:
+    display_name: str
+    total: int
+    by_status: dict[str, int]
+    problems_tried: int
+    standings: list[Standing]
+    remaining: dict[str, int]
+    recent: list[submissions.Submission]
+
+
+HISTORY_LIMIT = 100
+
+
+async def user_stats(pool: asyncpg.Pool, external_id: str, display_name: str, limits: RateLimitSettings) -> UserStats:
+    """Counts over the user's latest 100 submissions, their place on each board, and their remaining quota."""
+    user = await users.find_user(pool, external_id)
+    if user is None:
+        full = {mode: limits.for_mode(mode).burst for mode in MODES}
+        return UserStats(display_name, 0, {}, 0, [], full, [])
+    history = await submissions.history(pool, user.id, None, HISTORY_LIMIT)
+    standings = await _standings(pool, user.external_id, history)
+    left = {mode: await remaining(pool, user.id, mode, limits) for mode in MODES}
+    by_status = dict(Counter(s.status for s in history))
+    tried = len({s.problem_id for s in history})
+    return UserStats(user.display_name, len(history), by_status, tried, standings, left, history[:5])
+
+
+async def _standings(pool: asyncpg.Pool, external_id: str, history: list[submissions.Submission]) -> list[Standing]:
+    boards = {
+        (s.slug, s.problem_version, s.gpu_type, s.dtype, s.method)
+        for s in history
+        if s.mode == "ranked" and s.score and s.method is not None
+    }
+    found: list[Standing] = []
+    for slug, version, gpu_type, dtype, method in sorted(boards):
+        try:
+            row = await get_rank(pool, slug, gpu_type, dtype, external_id, version=version, method=method)
+        except UnknownProblemError:
+            continue
+        if row is not None:
+            metric = next((s.score_metric for s in history if s.id == row.submission_id), None) or "gflops"
+            found.append(Standing(slug, gpu_type, dtype, row.rank, row.score, metric, row.submission_id, method))
+    return sorted(found, key=lambda s: (s.rank, s.slug))

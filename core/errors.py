@@ -1,0 +1,96 @@
+"""Error types of the core. A UserFacingError's message is safe to show as-is and says what to fix."""
+
+from __future__ import annotations
+
+from runner.client import RunnerClientError, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
+
+# Raised by runner backends (`runner.client`); a RunnerRefusedError is user-facing like a UserFacingError.
+__all__ = ["RunnerClientError", "RunnerLostError", "RunnerRefusedError", "RunnerUnavailableError"]
+
+
+class KernelArenaError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class UserFacingError(KernelArenaError):
+    """Bad input from a competitor or moderator; the message tells them what to do."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BadUploadError(UserFacingError):
+    """The attached file cannot be a submission (extension, size, encoding)."""
+
+
+class UnknownProblemError(UserFacingError):
+    """No enabled problem has this slug."""
+
+
+class ProblemDisabledError(UserFacingError):
+    """The problem exists but a moderator has disabled it."""
+
+
+class UnsupportedDtypeError(UserFacingError):
+    """The problem's current version does not take this dtype."""
+
+
+class BannedError(UserFacingError):
+    """The user is banned from submitting."""
+
+
+class RateLimitedError(UserFacingError):
+    """The user has used up their submissions for this mode; `retry_after_s` says when one frees up."""
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class SubmissionNotFoundError(UserFacingError):
+    """No submission has this id."""
+
+
+class UserNotFoundError(UserFacingError):
+    """No user has this id or name."""
+
+
+class ProblemExistsError(UserFacingError):
+    """A problem with this slug already exists."""
+
+
+class ModerationError(UserFacingError):
+    """A moderator action that does not apply in the current state (ban a banned user, rerun a running job)."""
+
+
+class StoreUnavailableError(KernelArenaError):
+    """The database cannot be reached or started; the message says what to check."""
+
+
+class MigrationError(KernelArenaError):
+    """The migration files and the database disagree (a bad file name, or an applied file that was edited)."""
+
+
+class StaleLeaseError(KernelArenaError):
+    """This dispatcher no longer holds the job's lease: another took it over, so its result must be dropped."""
+
+
+class InvalidSubmissionError(UserFacingError):
+    """A submission option is out of range (mode, GPU type)."""
+
+
+class InvalidOptionError(UserFacingError):
+    """An option is out of range (a language filter, a page size)."""
+
+
+class CancelledByUserError(KernelArenaError):
+    """The user stopped a command (Ctrl-C) and its work was withdrawn; `message` says what became of it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+USER_FACING: tuple[type[Exception], ...] = (UserFacingError, RunnerRefusedError)
+"""What a front end shows as-is: the message says what to fix."""

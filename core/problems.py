@@ -1,0 +1,198 @@
+"""Problems as the store knows them: looking one up for a submission, and registering built-in ones.
+
+The core never imports `problems` (it needs torch); callers that have a Problem object describe it with
+`ProblemSpec.of(problem)`, which reads plain attributes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Protocol
+
+import asyncpg
+
+from core.errors import (
+    InvalidOptionError,
+    ProblemDisabledError,
+    ProblemExistsError,
+    UnknownProblemError,
+    UnsupportedDtypeError,
+)
+from core.store import problems
+from core.store.pool import Conn
+from problems.registry import canonical_slug
+
+log = logging.getLogger(__name__)
+
+
+# The store's CHECK on problems.slug: no problem can have any other name.
+SLUG = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+MAX_TITLE_CHARS = 200
+
+
+def _unprintable(text: str) -> bool:
+    # Control characters (NUL above all: PostgreSQL refuses it in text) and lone surrogates (not encodable).
+    return any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """`text` safe to echo in a message: control characters and surrogates as �, and not too long."""
+    clean = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cs") else c for c in text)
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"
+
+
+def check_slug(slug: str) -> str:
+    """`slug`, unless it holds characters that no problem name has and the store cannot hold (NUL, other
+    control characters): then UnknownProblemError, before any query. Other unknown names are the store's to
+    answer, with close matches."""
+    if _unprintable(slug):
+        raise UnknownProblemError(
+            f"`{shown(slug)}` is not a problem name: it holds control characters (shown as \ufffd). "
+            "Type the name as `/problems` lists it, e.g. `vector_add`."
+        )
+    return slug
+
+
+def check_new_problem(slug: str, title: str) -> None:
+    """Refuse the names of a problem about to be stored, saying what a name must look like."""
+    if not SLUG.fullmatch(slug):
+        raise InvalidOptionError(
+            f"`{shown(slug)}` cannot be a problem's slug: use 1 to 64 lower-case letters, digits, '_' or '-', "
+            "starting with a letter or digit (e.g. `vector_add`)."
+        )
+    if not title.strip() or len(title) > MAX_TITLE_CHARS or _unprintable(title):
+        raise InvalidOptionError(
+            f"`{shown(title)}` cannot be the title of `{slug}`: use 1 to {MAX_TITLE_CHARS} characters of text, "
+            "without control characters."
+        )
+
+
+class ProblemLike(Protocol):
+    """The attributes of `problems.base.Problem` that the store records."""
+
+    slug: str
+    title: str
+    version: int
+    dtypes: tuple[str, ...]
+    score_metric: str
+
+
+class BuiltinProblem(ProblemLike, Protocol):
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A problem version to register: `source` is the module text, or None for a problem built into runners."""
+
+    slug: str
+    title: str
+    version: int
+    dtypes: tuple[str, ...]
+    score_metric: str = "gflops"
+    source: str | None = None
+    # Former slugs: a stored problem under one of them is renamed to `slug`, keeping its versions and boards.
+    aliases: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_new_problem(self.slug, self.title)
+
+    @classmethod
+    def of(cls, problem: ProblemLike, source: str | None = None) -> ProblemSpec:
+        return cls(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric, source)
+
+    @classmethod
+    def builtin(cls, problem: BuiltinProblem) -> ProblemSpec:
+        """The spec of a problem built into runners, with its former slugs."""
+        p = problem
+        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, None, tuple(p.aliases))
+
+
+async def unknown_problem(conn: Conn, slug: str) -> UnknownProblemError:
+    """The error for a slug the store does not have, with close matches."""
+    close = difflib.get_close_matches(slug, await problems.list_slugs(conn), n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(f'`{s}`' for s in close)}?" if close else ""
+    return UnknownProblemError(f"There is no problem called `{shown(slug)}`.{hint}")
+
+
+async def find_problem(conn: Conn, slug: str, version: int | None = None) -> problems.ProblemVersion | None:
+    """`slug` at `version` (default: current); a former slug of a built-in problem finds the problem it became."""
+    renamed = canonical_slug(slug)
+    found = await problems.get_problem(conn, renamed, version) if renamed != slug else None
+    return found or await problems.get_problem(conn, slug, version)
+
+
+async def require_problem(conn: Conn, slug: str, version: int | None = None) -> problems.ProblemVersion:
+    """`slug` at `version` (default: current), or UnknownProblemError naming close matches."""
+    if not SLUG.fullmatch(check_slug(slug)):
+        raise await unknown_problem(conn, slug)  # no problem has such a name: the store need not be asked
+    found = await find_problem(conn, slug, version)
+    if found is None:
+        if version is not None and await problems.get_problem(conn, slug) is not None:
+            raise UnknownProblemError(f"`{slug}` has no version {version}.")
+        raise await unknown_problem(conn, slug)
+    return found
+
+
+def check_open(problem: problems.ProblemVersion, dtype: str) -> problems.ProblemVersion:
+    """`problem` if it is enabled and takes `dtype`: what a new submission needs."""
+    slug = problem.slug
+    if not problem.enabled:
+        raise ProblemDisabledError(f"`{slug}` is closed for submissions right now; a moderator has disabled it.")
+    if dtype not in problem.dtypes:
+        raise UnsupportedDtypeError(f"`{slug}` does not take {dtype}; choose one of {', '.join(problem.dtypes)}.")
+    return problem
+
+
+async def sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:
+    """Make the store know `spec`: create the problem, or add the version when the code's is newer.
+
+    A store whose current version is newer (a moderator replaced the problem) keeps it. Two processes that
+    register the same new problem at once both succeed: the second finds the first's row.
+    """
+    try:
+        return await _sync_problem(pool, spec)
+    except ProblemExistsError:
+        return await _sync_problem(pool, spec)
+
+
+async def _sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:
+    async with pool.acquire() as conn, conn.transaction():
+        current = await problems.lock_problem(conn, spec.slug)
+        for alias in spec.aliases if current is None else ():
+            former = await problems.lock_problem(conn, alias)
+            if former is not None:
+                log.info("problem %s is now called %s", alias, spec.slug)
+                await problems.rename_problem(conn, former.problem_id, spec.slug)
+                current = await problems.lock_problem(conn, spec.slug)
+                break
+        if current is None:
+            log.info("registering problem %s v%d", spec.slug, spec.version)
+            return await problems.create_problem(
+                conn,
+                slug=spec.slug,
+                title=spec.title,
+                version=spec.version,
+                source=spec.source,
+                dtypes=spec.dtypes,
+                score_metric=spec.score_metric,
+                created_by=None,
+            )
+        if spec.version <= current.current_version:
+            return current
+        log.info("problem %s: version %d -> %d", spec.slug, current.current_version, spec.version)
+        await problems.insert_version(
+            conn,
+            current.problem_id,
+            spec.version,
+            source=spec.source,
+            dtypes=spec.dtypes,
+            score_metric=spec.score_metric,
+            created_by=None,
+        )
+        await problems.set_current_version(conn, current.problem_id, spec.version, spec.title)
+        return await require_problem(conn, spec.slug)

@@ -1,0 +1,240 @@
+"""Recording what happened to a job, each change in one transaction and fenced by the job's lease.
+
+A change made under a lease that is no longer current (another dispatcher took the job over) is refused, so
+a job's result is stored exactly once however many dispatchers raced for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import asyncpg
+
+from core.store import jobs, leaderboard, submissions
+from core.store.jobs import Lease
+from core.store.pool import Conn
+from runner.api import CaseTiming, ErrorInfo, SubmissionResult, TestOutcome
+
+log = logging.getLogger(__name__)
+
+# Runner error codes that say the system failed, not the submission: the job ends in `error`, not `done`.
+SYSTEM_ERROR_CODES = frozenset(
+    {"internal", "no_gpu", "bad_request", "unknown_problem", "unsupported_dtype", "host_busy"}
+)
+
+
+def job_state_for(result: SubmissionResult) -> str:
+    """`done` when the runner judged the submission (passed, failed, or its own fault), else `error`."""
+    if result.status == "error" and result.error is not None and result.error.code in SYSTEM_ERROR_CODES:
+        return "error"
+    return "done"
+
+
+def _score(result: SubmissionResult) -> float | None:
+    score = result.score
+    if result.status != "passed" or score is None or not math.isfinite(score) or score <= 0:
+        return None
+    return score
+
+
+def _mismatch(sub: submissions.Submission, result: SubmissionResult) -> str | None:
+    """Why `result` cannot be this submission's (a runner bug or a forged result), or None when it fits."""
+    expected = (sub.slug, sub.problem_version, sub.dtype, sub.mode, sub.language)
+    got = (result.problem_slug, result.problem_version, result.dtype, result.mode, result.language)
+    if expected != got:
+        return f"the runner answered for {got} but the job was {expected}"
+    return None
+
+
+def result_method(result: SubmissionResult) -> str | None:
+    """How the run was timed, as its timings say (the runner chose it); None when it timed nothing."""
+    return result.timings[0].method if result.timings else None
+
+
+def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str) -> submissions.Outcome:
+    summary = {
+        "method": result_method(result),
+        "geomean_gflops": result.geomean_gflops,
+        "mean_gflops": result.mean_gflops,
+        "geomean_gbps": result.geomean_gbps,
+        "mean_gbps": result.mean_gbps,
+        "notes": tuple(result.notes),
+        "phase_seconds": dict(result.phase_seconds),
+    }
+    problem = _mismatch(sub, result)
+    if problem is not None:
+        log.error("submission %d: %s; recording an error", sub.id, problem)
+        error = ErrorInfo(code="internal", message="The runner returned a result for another job; ask a moderator.")
+        return submissions.Outcome("error", None, None, result.score_metric, result.device, runner, error, **summary)
+    mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
+    return submissions.Outcome(
+        result.status, _score(result), mean, result.score_metric, result.device, runner, result.error, **summary
+    )
+
+
+async def refresh_board(conn: Conn, sub: submissions.Submission) -> None:
+    """Recompute the submitter's leaderboard rows for the submission's boards, every method's (ranked only)."""
+    if sub.mode == "ranked":
+        group = leaderboard.BoardGroup(sub.problem_id, sub.problem_version, sub.gpu_type, sub.dtype)
+        await leaderboard.refresh_user(conn, group, sub.user_id)
+
+
+async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
+    """Store a finished job: per-case rows, the submission's verdict and score, and its leaderboard rows.
+
+    Returns False, storing nothing, when `lease` no longer holds the job.
+    """
+    state = job_state_for(result)
+    async with pool.acquire() as conn, conn.transaction():
+        # Lock order everywhere: the job row, then its submission's row.
+        note = f"{result.status}: {result.error.code}" if result.error else result.status
+        if not await jobs.finish(conn, lease, state, note):
+            return False
+        sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
+        assert sub is not None, "a job always belongs to a submission"
+        outcome = _outcome(sub, result, runner)
+        await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+        await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
+        await refresh_board(conn, sub)
+    log.info("job %d of submission %d %s: %s, score %s", lease.job_id, sub.id, state, outcome.status, outcome.score)
+    return True
+
+
+async def mark_running(pool: asyncpg.Pool, lease: Lease) -> bool:
+    """The runner has started: job and submission move to `running`. False when already running or lost."""
+    async with pool.acquire() as conn, conn.transaction():
+        if not await jobs.set_running(conn, lease):
+            return False
+        await submissions.set_status(conn, lease.submission_id, "running")
+    return True
+
+
+async def requeue_or_fail(
+    pool: asyncpg.Pool, lease: Lease, reason: str, *, max_attempts: int, backoff_s: float
+) -> str | None:
+    """Put the job back in the queue, or mark it `failed` once it has used `max_attempts` dispatches.
+
+    `reason` goes to the log and the job's history, never to the user: it may carry a runner's internals.
+    Returns the job's new state, or None when the lease was lost (someone else holds the job now).
+    """
+    async with pool.acquire() as conn, conn.transaction():
+        if lease.attempts < max_attempts:
+            if not await jobs.requeue(conn, lease, reason, backoff_s * lease.attempts):
+                return None
+            await submissions.set_status(conn, lease.submission_id, "queued")
+            log.warning("job %d requeued after attempt %d: %s", lease.job_id, lease.attempts, reason)
+            return "queued"
+        message = (
+            f"The `{lease.gpu_type}` runner could not finish this job in {lease.attempts} attempts. "
+            "Resubmit it, or ask a moderator to rerun it."
+        )
+        if not await _fail(conn, lease, reason, message):
+            return None
+    log.error("job %d failed after %d attempts: %s", lease.job_id, lease.attempts, reason)
+    return "failed"
+
+
+async def requeue_unreached(pool: asyncpg.Pool, lease: Lease, reason: str) -> bool:
+    """The runner never got the job (it did not answer): back to the queue at once, this dispatch not counted.
+    False when the lease was lost."""
+    async with pool.acquire() as conn, conn.transaction():
+        if not await jobs.requeue(conn, lease, reason, 0.0, refund=True):
+            return False
+        await submissions.set_status(conn, lease.submission_id, "queued")
+    log.info("job %d back in the queue, attempt not counted: %s", lease.job_id, reason)
+    return True
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 90:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds:.0f} seconds"
+
+
+async def fail_unreachable(pool: asyncpg.Pool, lease: Lease, waited_s: float) -> bool:
+    """End a job that waited `waited_s` for a runner of its GPU type that never answered. False when the lease
+    was lost."""
+    message = (
+        f"No `{lease.gpu_type}` runner answered for {_duration(waited_s)}, so this job was stopped. "
+        "Resubmit it when the runner is back; a moderator can check it with `/mod runners`."
+    )
+    reason = f"no {lease.gpu_type} runner answered for {waited_s:.0f} s"
+    async with pool.acquire() as conn, conn.transaction():
+        if not await _fail(conn, lease, reason, message):
+            return False
+    log.error("job %d failed: %s", lease.job_id, reason)
+    return True
+
+
+async def _fail(conn: asyncpg.Connection, lease: Lease, reason: str, message: str) -> bool:
+    """Inside the caller's transaction: the job `failed` for `reason` (the log's), the user told `message`."""
+    if not await jobs.finish(conn, lease, "failed", reason):
+        return False
+    sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
+    assert sub is not None
+    error = ErrorInfo(code="internal", message=message)
+    outcome = submissions.Outcome("error", None, None, "gflops", "unknown", lease.runner or "none", error)
+    await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+    await refresh_board(conn, sub)
+    return True
+
+
+# -- reading a result back -------------------------------------------------------------------------------------
+
+
+def _test(case: submissions.CaseResult) -> TestOutcome:
+    return TestOutcome(
+        index=case.idx,
+        name=case.name,
+        dims=list(case.dims),
+        passed=bool(case.passed),
+        message=case.message or "",
+        details=case.details or {},
+    )
+
+
+def _timing(case: submissions.CaseResult) -> CaseTiming:
+    # Every column is read as stored; the two added later default as the model does for rows written before them.
+    fields = {f: getattr(case, f) for f in CaseTiming.model_fields if f not in ("index", "dims")}
+    fields["dropped_samples"] = case.dropped_samples or 0
+    fields["host_waits"] = bool(case.host_waits)
+    return CaseTiming(index=case.idx, dims=list(case.dims), **fields)
+
+
+def stored_result(sub: submissions.Submission, cases: list[submissions.CaseResult]) -> SubmissionResult:
+    """The SubmissionResult of the submission's latest run, rebuilt from the store exactly as it was recorded.
+
+    `cases` are the rows of that run's job (`submissions.case_results(conn, sub.result_job_id)`). The verdict is
+    the store's: when the store overruled the runner (a result for another job), the status and error say so.
+    """
+    error = None
+    if sub.error_code is not None:
+        error = ErrorInfo(code=sub.error_code, message=sub.error_message or "", log=sub.error_log)  # type: ignore[arg-type]
+    status = sub.status if sub.status in ("passed", "failed") else "error"
+    return SubmissionResult(
+        submission_id=str(sub.id),
+        problem_slug=sub.slug,
+        problem_version=sub.problem_version,
+        dtype=sub.dtype,  # type: ignore[arg-type]
+        language=sub.language,  # type: ignore[arg-type]
+        mode=sub.mode,  # type: ignore[arg-type]
+        status=status,  # type: ignore[arg-type]
+        device=sub.device or "unknown",
+        tests=[_test(c) for c in cases if c.kind == "test"],
+        timings=[_timing(c) for c in cases if c.kind == "benchmark"],
+        score_metric=sub.score_metric or "gflops",  # type: ignore[arg-type]
+        geomean_gflops=sub.geomean_gflops,
+        mean_gflops=sub.mean_gflops,
+        geomean_gbps=sub.geomean_gbps,
+        mean_gbps=sub.mean_gbps,
+        error=error,
+        phase_seconds=sub.phase_seconds,
+        notes=sub.notes,
+    )
+
+
+async def load_result(conn: Conn, sub: submissions.Submission) -> SubmissionResult:
+    """`stored_result` of `sub`, reading its latest job's case rows."""
+    cases = await submissions.case_results(conn, sub.result_job_id) if sub.result_job_id else []
+    return stored_result(sub, cases)

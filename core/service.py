@@ -1,0 +1,216 @@
+"""The submission flow as the bot sees it: route to a GPU type, submit, follow the job, read the outcome.
+
+`ArenaService` wraps the core's `submit` with what a chat front end needs around it: the GPU types that have
+runners, the user's place on the board before the run, the job's state and queue position while it waits,
+and, once the dispatcher has stored the result, whether the run set a personal best or took a podium place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import asyncpg
+
+from core.browse import stored_result
+from core.errors import BadUploadError, UnknownProblemError, UserFacingError
+from core.leaderboard import get_rank
+from core.settings import Settings
+from core.store import jobs, submissions
+from core.store.leaderboard import BoardRow
+from core.submissions import SubmitReceipt, SubmitRequest, get_submission, submit
+from core.uploads import ALLOWED_SUFFIXES, language_of
+from runner.api import MAX_SOURCE_BYTES, SubmissionResult
+
+log = logging.getLogger(__name__)
+
+RECORD_POLL_S = 0.1
+
+
+class NoRunnerError(UserFacingError):
+    """No runner serves the GPU type asked for."""
+
+
+def check_attachment(file_name: str, size: int, max_bytes: int = MAX_SOURCE_BYTES) -> None:
+    """What can be checked before downloading an upload: its extension and its declared size."""
+    name = PurePath(file_name).name
+    if PurePath(name).suffix.lower() not in ALLOWED_SUFFIXES:
+        raise BadUploadError(
+            f"`{name}` is not a .cu or .py file. Attach a CUDA source (.cu) or a PyTorch/Triton module (.py)."
+        )
+    if size > max_bytes:
+        raise BadUploadError(
+            f"`{name}` is {size / 1024:,.0f} KiB; the limit is {max_bytes // 1024} KiB. Trim the file and retry."
+        )
+
+
+@dataclass(frozen=True)
+class SubmitTicket:
+    """An accepted submission and what its live message needs to know about it."""
+
+    receipt: SubmitReceipt
+    user_external_id: str
+    user_name: str
+    slug: str
+    file_name: str
+    language: str
+    dtype: str
+    mode: str
+    gpu_type: str
+    rank_before: BoardRow | None
+
+    @property
+    def submission_id(self) -> int:
+        return self.receipt.submission_id
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    state: str
+    queue_position: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished submission: its stored row, the result to show, and its effect on the board."""
+
+    submission: submissions.Submission
+    result: SubmissionResult
+    rank_before: BoardRow | None
+    rank_after: BoardRow | None
+    recorded: bool
+
+    @property
+    def holds_entry(self) -> bool:
+        """This submission is the user's entry on the board now."""
+        return self.rank_after is not None and self.rank_after.submission_id == self.submission.id
+
+    @property
+    def personal_best(self) -> bool:
+        """The run replaced the user's entry (or made their first): the board keeps only each user's best."""
+        if not self.holds_entry:
+            return False
+        return self.rank_before is None or self.rank_before.submission_id != self.submission.id
+
+    @property
+    def podium(self) -> bool:
+        return self.holds_entry and self.rank_after is not None and self.rank_after.rank <= 3
+
+
+class ArenaService:
+    """Submissions for a chat front end. `gpu_types` lists the GPU types that have runners right now."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        settings: Settings,
+        gpu_types: Callable[[], Sequence[str]],
+        default_gpu: str | None = None,
+    ) -> None:
+        self.pool = pool
+        self.settings = settings
+        self._gpu_types = gpu_types
+        self._default_gpu = default_gpu
+
+    def gpu_types(self) -> list[str]:
+        return sorted(self._gpu_types())
+
+    def default_gpu(self) -> str | None:
+        """The GPU type used when a command names none: the configured default, else the only one there is."""
+        types = self.gpu_types()
+        if self._default_gpu is not None:
+            return self._default_gpu
+        return types[0] if len(types) == 1 else None
+
+    def resolve_gpu(self, requested: str | None) -> str:
+        """The GPU type to run on, or NoRunnerError saying which ones exist."""
+        types = self.gpu_types()
+        choice = requested.strip().lower() if requested else self.default_gpu()
+        if choice is not None and choice in types:
+            return choice
+        offered = ", ".join(f"`{t}`" for t in types) or "none"
+        if choice is None:
+            raise NoRunnerError(f"Choose a GPU with the `gpu` option: one of {offered}.")
+        raise NoRunnerError(
+            f"No runner serves `{choice}` right now; choose one of {offered}, or ask a moderator to add a runner."
+        )
+
+    async def submit(
+        self,
+        *,
+        user_external_id: str,
+        user_name: str,
+        slug: str,
+        file_name: str,
+        data: bytes,
+        dtype: str,
+        mode: str,
+        gpu: str | None,
+        client_token: str | None,
+    ) -> SubmitTicket:
+        """Store the submission and its queued job (core `submit`), then read the user's current place."""
+        gpu_type = self.resolve_gpu(gpu)
+        request = SubmitRequest(
+            user_external_id, user_name, slug.strip(), file_name, data, gpu_type, dtype, mode, client_token
+        )
+        receipt = await submit(self.pool, request, self.settings.rate)
+        before = await self._rank(request.problem_slug, gpu_type, dtype, user_external_id) if mode == "ranked" else None
+        source = data.decode("utf-8")
+        return SubmitTicket(
+            receipt,
+            user_external_id,
+            user_name,
+            request.problem_slug,
+            PurePath(file_name).name,
+            language_of(file_name, source),
+            dtype,
+            mode,
+            gpu_type,
+            before,
+        )
+
+    async def _rank(
+        self, slug: str, gpu_type: str, dtype: str, external_id: str, method: str | None = None
+    ) -> BoardRow | None:
+        """The user's place; on the board of `method` when the run's method is known, else on the fullest board
+        of the GPU type and dtype (the runner chooses the method, so a new submission's is known only after)."""
+        try:
+            return await get_rank(self.pool, slug, gpu_type, dtype, external_id, method=method)
+        except UnknownProblemError:
+            return None
+
+    async def job_progress(self, job_id: int) -> JobProgress:
+        job = await jobs.get_job(self.pool, job_id)
+        if job is None:
+            return JobProgress("unknown", 0)
+        position = await jobs.queue_position(self.pool, job_id) if job.state == "queued" else 0
+        return JobProgress(job.state, position)
+
+    async def wait_recorded(self, job_id: int, timeout_s: float) -> bool:
+        """Wait until the job is in a final state (the dispatcher stores the result right after `done`)."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            job = await jobs.get_job(self.pool, job_id)
+            if job is not None and job.state in jobs.FINAL_STATES:
+                return True
+            await asyncio.sleep(RECORD_POLL_S)
+        return False
+
+    async def outcome(self, ticket: SubmitTicket, result: SubmissionResult | None, timeout_s: float) -> Outcome:
+        """The finished submission. `result` is the runner's (from the `done` event) when there was one; the
+        store's verdict wins when they disagree, and the store rebuilds the result when there was none."""
+        recorded = await self.wait_recorded(ticket.receipt.job_id, timeout_s)
+        sub = await get_submission(self.pool, ticket.submission_id)
+        if result is None or (recorded and sub.status != result.status):
+            cases = await submissions.case_results(self.pool, sub.result_job_id) if sub.result_job_id else []
+            result = stored_result(sub, cases)
+        after = None
+        if ticket.mode == "ranked" and recorded:
+            after = await self._rank(ticket.slug, ticket.gpu_type, ticket.dtype, ticket.user_external_id, sub.method)
+        if not recorded:
+            log.warning("submission %d: job %d not recorded in %.0f s", sub.id, ticket.receipt.job_id, timeout_s)
+        return Outcome(sub, result, ticket.rank_before, after, recorded)

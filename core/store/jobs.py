@@ -1,0 +1,296 @@
+"""The durable job queue: `queued → dispatched → running → done | failed | error`.
+
+A dispatcher claims a job with FOR UPDATE SKIP LOCKED and receives a lease: an owner name, a fresh token and
+an expiry. Every later change names the token, so a dispatcher that lost the lease (it stalled, another took
+over) changes nothing: the token is the fence that makes a job finish exactly once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.store.pool import Conn
+
+QUEUE_CHANNEL = "arena_jobs"
+LIVE_STATES = ("queued", "dispatched", "running")
+FINAL_STATES = ("done", "failed", "error")
+
+
+@dataclass(frozen=True)
+class Lease:
+    """A job held by one dispatcher. `token` must accompany every change."""
+
+    job_id: int
+    submission_id: int
+    gpu_type: str
+    state: str
+    attempts: int
+    owner: str
+    token: uuid.UUID
+    runner: str | None
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    submission_id: int
+    gpu_type: str
+    state: str
+    attempts: int
+    lease_owner: str | None
+    runner: str | None
+    last_error: str | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Transition:
+    from_state: str
+    to_state: str
+    attempt: int
+    owner: str | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything a runner needs to evaluate a job."""
+
+    job_id: int
+    submission_id: int
+    slug: str
+    problem_version: int
+    problem_source: str | None
+    language: str
+    file_name: str
+    source: str
+    dtype: str
+    mode: str
+
+
+_LEASE_COLUMNS = (
+    "j.id AS job_id, j.submission_id, j.gpu_type, j.state, j.attempts, j.lease_owner AS owner, "
+    "j.lease_token AS token, j.runner"
+)
+
+# Wraps an UPDATE of the rows chosen by `picked` (a CTE with columns id, state) and logs each move.
+_MOVE = """
+WITH picked AS ({picked}),
+moved AS (
+    UPDATE jobs j SET {sets} FROM picked WHERE j.id = picked.id
+    RETURNING {lease}, picked.state AS from_state
+),
+logged AS (
+    INSERT INTO job_transitions (job_id, from_state, to_state, attempt, owner, note)
+    SELECT job_id, from_state, state, attempts, owner, {note} FROM moved
+)
+SELECT * FROM moved
+"""
+
+
+def _move_sql(picked: str, sets: str, note: str = "NULL") -> str:
+    # Only constant SQL fragments from this module are formatted in; values always travel as $n parameters.
+    return _MOVE.format(picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note)
+
+
+def _lease(row: object) -> Lease:
+    r = dict(row)  # type: ignore[call-overload]
+    r.pop("from_state", None)
+    return Lease(**r)
+
+
+async def enqueue(conn: Conn, submission_id: int, gpu_type: str) -> int:
+    """A queued job for the submission; wakes listening dispatchers when the transaction commits."""
+    job_id: int = await conn.fetchval(
+        """
+        WITH job AS (INSERT INTO jobs (submission_id, gpu_type) VALUES ($1, $2) RETURNING id)
+        SELECT id FROM job, pg_notify($3, $2)
+        """,
+        submission_id,
+        gpu_type,
+        QUEUE_CHANNEL,
+    )
+    return job_id
+
+
+_CLAIM_SETS = """state = 'dispatched', attempts = j.attempts + 1, lease_owner = $2, lease_token = gen_random_uuid(),
+    lease_until = now() + make_interval(secs => $3), runner = $4, dispatched_at = now()"""
+
+
+async def claim_next(conn: Conn, gpu_type: str, owner: str, lease_s: float, runner: str) -> Lease | None:
+    """The oldest ready queued job for `gpu_type`, dispatched to `runner`; None when the queue is empty."""
+    picked = """SELECT id, state FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND not_before <= now()
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"""
+    row = await conn.fetchrow(_move_sql(picked, _CLAIM_SETS), gpu_type, owner, lease_s, runner)
+    return _lease(row) if row else None
+
+
+async def claim_job(conn: Conn, job_id: int, owner: str, lease_s: float, runner: str) -> Lease | None:
+    """Dispatch this queued job (a CLI runs its own job at once); None when it is not queued or is locked."""
+    picked = "SELECT id, state FROM jobs WHERE id = $1 AND state = 'queued' FOR UPDATE SKIP LOCKED"
+    row = await conn.fetchrow(_move_sql(picked, _CLAIM_SETS), job_id, owner, lease_s, runner)
+    return _lease(row) if row else None
+
+
+async def take_over(
+    conn: Conn,
+    owner: str,
+    lease_s: float,
+    *,
+    include_own: bool,
+    limit: int = 100,
+    exclude: Sequence[int] = (),
+) -> list[Lease]:
+    """Leases that lapsed (their dispatcher died), plus `owner`'s own when it restarts; each gets a new token.
+
+    `exclude` names jobs the caller is still running: their leases lapsed only because the store was out of reach
+    for a while, and their tasks renew them (their tokens are still good) as soon as it is back."""
+    picked = """SELECT id, state FROM jobs WHERE state IN ('dispatched', 'running')
+        AND (lease_until < now() OR ($3 AND lease_owner = $1)) AND id <> ALL($5::bigint[])
+        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED"""
+    sets = "lease_owner = $1, lease_token = gen_random_uuid(), lease_until = now() + make_interval(secs => $2)"
+    rows = await conn.fetch(_move_sql(picked, sets, "'taken over'"), owner, lease_s, include_own, limit, list(exclude))
+    return [_lease(r) for r in rows]
+
+
+async def claim_stranded(
+    conn: Conn, gpu_type: str, owner: str, lease_s: float, waited_s: float, limit: int = 100
+) -> list[Lease]:
+    """Queued jobs of `gpu_type` created more than `waited_s` ago, leased to `owner` so that it can fail them (no
+    runner of their type has answered for that long). Their attempt count is left alone: no runner tried them."""
+    picked = """SELECT id, state FROM jobs WHERE state = 'queued' AND gpu_type = $1
+        AND created_at < now() - make_interval(secs => $4) ORDER BY id LIMIT $5 FOR UPDATE SKIP LOCKED"""
+    sets = """state = 'dispatched', lease_owner = $2, lease_token = gen_random_uuid(),
+        lease_until = now() + make_interval(secs => $3), runner = NULL"""
+    rows = await conn.fetch(_move_sql(picked, sets, "'no runner answers'"), gpu_type, owner, lease_s, waited_s, limit)
+    return [_lease(r) for r in rows]
+
+
+def _fenced(states: str) -> str:
+    return f"SELECT id, state FROM jobs WHERE id = $1 AND lease_token = $2 AND state IN ({states}) FOR UPDATE"
+
+
+async def set_running(conn: Conn, lease: Lease) -> bool:
+    """The runner started the job. False when this lease no longer holds it."""
+    row = await conn.fetchrow(
+        _move_sql(_fenced("'dispatched'"), "state = 'running', started_at = coalesce(j.started_at, now())"),
+        lease.job_id,
+        lease.token,
+    )
+    return row is not None
+
+
+async def extend(conn: Conn, lease: Lease, lease_s: float) -> bool:
+    """Push the lease's expiry out; False when it was lost."""
+    status = await conn.execute(
+        """UPDATE jobs SET lease_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND lease_token = $2 AND state IN ('dispatched', 'running')""",
+        lease.job_id,
+        lease.token,
+        lease_s,
+    )
+    return status != "UPDATE 0"
+
+
+async def requeue(conn: Conn, lease: Lease, reason: str, delay_s: float, *, refund: bool = False) -> bool:
+    """Put the job back in the queue after `delay_s`. False when this lease no longer holds it.
+
+    `refund` takes back the attempt this dispatch counted: the runner never got the job (it did not answer)."""
+    sets = """state = 'queued', lease_owner = NULL, lease_token = NULL, lease_until = NULL, runner = NULL,
+        not_before = now() + make_interval(secs => $3), last_error = $4,
+        attempts = CASE WHEN $5 THEN greatest(j.attempts - 1, 0) ELSE j.attempts END"""
+    row = await conn.fetchrow(
+        _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, delay_s, reason, refund
+    )
+    return row is not None
+
+
+async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> bool:
+    """Move the job to a final state. False when this lease no longer holds it: the caller must drop its result."""
+    if state not in FINAL_STATES:
+        raise ValueError(f"{state!r} is not a final job state")
+    sets = """state = $3, lease_owner = NULL, lease_token = NULL, lease_until = NULL, finished_at = now(),
+        last_error = $4"""
+    row = await conn.fetchrow(
+        _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, state, reason
+    )
+    return row is not None
+
+
+async def get_job(conn: Conn, job_id: int) -> Job | None:
+    row = await conn.fetchrow(
+        """SELECT id, submission_id, gpu_type, state, attempts, lease_owner, runner, last_error, created_at,
+        finished_at FROM jobs WHERE id = $1""",
+        job_id,
+    )
+    return Job(**row) if row else None
+
+
+async def jobs_of(conn: Conn, submission_id: int) -> list[Job]:
+    rows = await conn.fetch(
+        """SELECT id, submission_id, gpu_type, state, attempts, lease_owner, runner, last_error, created_at,
+        finished_at FROM jobs WHERE submission_id = $1 ORDER BY id""",
+        submission_id,
+    )
+    return [Job(**r) for r in rows]
+
+
+async def transitions(conn: Conn, job_id: int) -> list[Transition]:
+    rows = await conn.fetch(
+        "SELECT from_state, to_state, attempt, owner, note FROM job_transitions WHERE job_id = $1 ORDER BY id",
+        job_id,
+    )
+    return [Transition(**r) for r in rows]
+
+
+async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
+    row = await conn.fetchrow(
+        """
+        SELECT j.id AS job_id, s.id AS submission_id, p.slug, s.problem_version, v.source AS problem_source,
+               s.language, s.file_name, src.body AS source, s.dtype, s.mode
+        FROM jobs j
+        JOIN submissions s ON s.id = j.submission_id
+        JOIN problems p ON p.id = s.problem_id
+        JOIN problem_versions v ON v.problem_id = s.problem_id AND v.version = s.problem_version
+        JOIN sources src ON src.sha256 = s.source_sha256
+        WHERE j.id = $1
+        """,
+        job_id,
+    )
+    return JobSpec(**row) if row else None
+
+
+async def queue_position(conn: Conn, job_id: int) -> int:
+    """1 for the next job to dispatch on its GPU type, 2 behind it, ...; 0 once it has left the queue."""
+    value: int = await conn.fetchval(
+        """
+        SELECT CASE WHEN j.state <> 'queued' THEN 0 ELSE
+            (SELECT count(*) FROM jobs q WHERE q.state = 'queued' AND q.gpu_type = j.gpu_type AND q.id <= j.id)
+        END
+        FROM jobs j WHERE j.id = $1
+        """,
+        job_id,
+    )
+    return value
+
+
+async def count_by_state(conn: Conn) -> dict[str, int]:
+    rows = await conn.fetch("SELECT state, count(*) AS n FROM jobs GROUP BY state")
+    return {r["state"]: r["n"] for r in rows}
+
+
+async def withdraw(conn: Conn, job_id: int, reason: str) -> bool:
+    """End a job that has not finished, whoever holds it: its submitter withdrew it (Ctrl-C on `arena submit`).
+
+    The job becomes `failed` with `reason`, its lease is void (a dispatcher still following it can change
+    nothing), and no queue or sweep picks it up again. False when it had already reached a final state.
+    """
+    picked = f"SELECT id, state FROM jobs WHERE id = $1 AND state IN {LIVE_STATES!r} FOR UPDATE"
+    sets = """state = 'failed', lease_owner = NULL, lease_token = NULL, lease_until = NULL, finished_at = now(),
+        last_error = $2"""
+    row = await conn.fetchrow(_move_sql(picked, sets, "$2"), job_id, reason)
+    return row is not None

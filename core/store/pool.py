@@ -1,0 +1,168 @@
+"""The asyncpg pool, and `open_store`: embedded server or DATABASE_URL, migrations, pool, in that order."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import urllib.parse
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import asyncpg
+
+from core.errors import StoreUnavailableError
+from core.settings import StoreSettings
+from core.store.embedded import EmbeddedPostgres, start_embedded
+from core.store.migrate import migrate
+
+log = logging.getLogger(__name__)
+
+
+class Conn(Protocol):
+    """What every function in `core.store` needs: satisfied by both `asyncpg.Pool` and `asyncpg.Connection`.
+
+    Passing a Connection inside `conn.transaction()` composes several db functions into one transaction.
+    """
+
+    async def execute(self, query: str, *args: Any, timeout: float | None = None) -> str: ...
+
+    async def executemany(self, command: str, args: Any, *, timeout: float | None = None) -> None: ...
+
+    async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> list[Any]: ...
+
+    async def fetchrow(self, query: str, *args: Any, timeout: float | None = None) -> Any: ...
+
+    async def fetchval(self, query: str, *args: Any, column: int = 0, timeout: float | None = None) -> Any: ...
+
+
+async def init_connection(conn: asyncpg.Connection) -> None:
+    """Decode jsonb into Python objects and back, on every pooled connection."""
+    await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog", format="text")
+
+
+def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, command_timeout: float = 60.0) -> asyncpg.pool.Pool:
+    """A pool to use with `async with`; sizes and the per-query timeout are explicit, never asyncpg's defaults."""
+    return asyncpg.create_pool(
+        dsn,
+        min_size=min_size,
+        max_size=max_size,
+        command_timeout=command_timeout,
+        init=init_connection,
+        server_settings={"application_name": "kernel-arena"},
+    )
+
+
+def with_database(dsn: str, database: str) -> str:
+    """The same server and credentials, another database (tests and benchmarks make their own)."""
+    parts = urllib.parse.urlsplit(dsn)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + urllib.parse.quote(database)))
+
+
+def describe_dsn(dsn: str) -> str:
+    """Where a DSN points, without its password: `PostgreSQL at db.example:5432/arena`."""
+    parts = urllib.parse.urlsplit(dsn)
+    host = parts.hostname or urllib.parse.parse_qs(parts.query).get("host", ["local socket"])[0]
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"PostgreSQL at {host}{port}{parts.path or ''}"
+
+
+async def connect(dsn: str, timeout: float, *, embedded: bool = False) -> asyncpg.Connection:
+    """One connection, or StoreUnavailableError saying which server could not be reached and what to check."""
+    try:
+        return await asyncpg.connect(dsn, timeout=timeout)
+    except CONNECT_ERRORS as exc:
+        raise unreachable(dsn, exc, timeout, embedded=embedded) from exc
+
+
+# What connecting raises when the server is down, unreachable, refuses us, or the DSN cannot be parsed.
+CONNECT_ERRORS = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError)
+
+
+def unreachable(dsn: str, exc: BaseException, timeout: float, *, embedded: bool = False) -> StoreUnavailableError:
+    """The one-line error for a failed connection: which server, why, and what to check."""
+    if isinstance(exc, ValueError) and not isinstance(exc, asyncpg.InterfaceError):
+        # asyncpg's parsing of the DSN, e.g. a port that is not a number
+        return StoreUnavailableError(
+            f"DATABASE_URL is not a PostgreSQL URL that can be used ({exc}); write it as "
+            "postgresql://USER:PASSWORD@HOST:PORT/DATABASE."
+        )
+    reason = str(exc) or (f"no answer within {timeout:g} s" if isinstance(exc, TimeoutError) else type(exc).__name__)
+    advice = (
+        "Stop other arena commands using that data directory, or set DATABASE_URL to use another server."
+        if embedded
+        else "Check that the server is running and that DATABASE_URL is right, or unset DATABASE_URL to use the "
+        "embedded PostgreSQL."
+    )
+    return StoreUnavailableError(f"Cannot connect to {describe_dsn(dsn)}: {reason}. {advice}")
+
+
+@dataclass(frozen=True)
+class Store:
+    """An open store: the pool, the DSN it came from, and the embedded server when one was started."""
+
+    pool: asyncpg.Pool
+    dsn: str
+    embedded: EmbeddedPostgres | None
+    applied_migrations: Sequence[int]
+
+
+async def resolve_dsn(settings: StoreSettings) -> tuple[str, EmbeddedPostgres | None]:
+    """DATABASE_URL when set, else start (or join) the embedded server under `settings.data_dir`."""
+    if settings.database_url is not None:
+        return settings.database_url.get_secret_value(), None
+    server = await start_embedded(settings.data_dir)
+    return server.dsn(), server
+
+
+# How long shutdown waits for borrowed connections to come back before cutting them.
+POOL_CLOSE_TIMEOUT_S = 10.0
+
+
+async def close_pool(pool: asyncpg.Pool, timeout_s: float = POOL_CLOSE_TIMEOUT_S) -> None:
+    """Close gracefully, then by force: a task still holding a connection at shutdown (a command handler that
+    is only cancelled after the bot's close) would otherwise keep the process alive forever."""
+    try:
+        await asyncio.wait_for(pool.close(), timeout_s)
+    except TimeoutError:
+        log.warning("connections were still borrowed after %.0f s at shutdown; closing them by force", timeout_s)
+        pool.terminate()
+
+
+@asynccontextmanager
+async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
+    """Connect (starting the embedded server if needed), apply pending migrations, and open the pool.
+
+    Startup stops with the error if any step fails: a bot without its store must not take submissions.
+    """
+    dsn, server = await resolve_dsn(settings)
+    try:
+        applied: list[int] = []
+        if settings.migrate_on_start:
+            conn = await connect(dsn, settings.command_timeout_s, embedded=server is not None)
+            try:
+                applied = [m.version for m in await migrate(conn)]
+            finally:
+                await conn.close()
+        pool = create_pool(
+            dsn,
+            min_size=settings.pool_min_size,
+            max_size=max(settings.pool_max_size, settings.pool_min_size),
+            command_timeout=settings.command_timeout_s,
+        )
+        try:
+            await pool
+        except CONNECT_ERRORS as exc:
+            raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
+        try:
+            yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
+        finally:
+            await close_pool(pool)
+    finally:
+        if server is not None:
+            await server.stop()

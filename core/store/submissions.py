@@ -1,0 +1,337 @@
+"""Submissions, their deduplicated source text, and the per-case results of each job that evaluated them."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from core.store.jobs import QUEUE_CHANNEL
+from core.store.pool import Conn
+from core.store.problems import PROBLEM_COLUMNS, ProblemVersion, problem_version
+from core.store.ratelimits import take_cte
+from runner.api import CaseTiming, ErrorInfo, TestOutcome
+
+
+@dataclass(frozen=True)
+class NewSubmission:
+    user_id: int
+    problem_id: int
+    problem_version: int
+    source_sha256: bytes
+    file_name: str
+    language: str
+    dtype: str
+    mode: str
+    gpu_type: str
+    client_token: str | None
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What taking a submission needs to know, read in one round trip."""
+
+    user_id: int | None
+    display_name: str | None
+    problem: ProblemVersion | None
+    banned: bool
+    earlier_id: int | None
+
+
+@dataclass(frozen=True)
+class Created:
+    allowed: bool
+    submission_id: int | None
+    job_id: int | None
+    queue_position: int | None
+
+
+@dataclass(frozen=True)
+class Submission:
+    id: int
+    user_id: int
+    problem_id: int
+    problem_version: int
+    slug: str
+    source_sha256: bytes
+    file_name: str
+    language: str
+    dtype: str
+    mode: str
+    gpu_type: str
+    status: str
+    score: float | None
+    mean_score: float | None
+    score_metric: str | None
+    device: str | None
+    runner: str | None
+    error_code: str | None
+    error_message: str | None
+    error_log: str | None
+    result_job_id: int | None
+    invalidated: bool
+    client_token: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    # The latest run's summary as the runner reported it (NULL/empty before a run, or when it timed nothing).
+    method: str | None
+    geomean_gflops: float | None
+    mean_gflops: float | None
+    geomean_gbps: float | None
+    mean_gbps: float | None
+    notes: list[str]
+    phase_seconds: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a finished job says about its submission: the verdict, and the run's summary as reported."""
+
+    status: str
+    score: float | None
+    mean_score: float | None
+    score_metric: str
+    device: str
+    runner: str
+    error: ErrorInfo | None
+    method: str | None = None
+    geomean_gflops: float | None = None
+    mean_gflops: float | None = None
+    geomean_gbps: float | None = None
+    mean_gbps: float | None = None
+    notes: tuple[str, ...] = ()
+    phase_seconds: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One row of `case_results`: a test verdict (kind `test`) or a timing (kind `benchmark`), every column."""
+
+    kind: str
+    idx: int
+    name: str
+    dims: tuple[int, ...]
+    passed: bool | None
+    message: str | None
+    details: dict[str, Any] | None
+    method: str | None
+    runtime_median_us: float | None
+    runtime_mean_us: float | None
+    gflops: float | None
+    gflops_mean: float | None
+    gbps: float | None
+    flops: int | None
+    bytes: int | None
+    samples: int | None
+    cv: float | None
+    converged: bool | None
+    rse: float | None
+    dropped_samples: int | None
+    sm_clock_mhz: float | None
+    temperature_c: float | None
+    measured_seconds: float | None
+    wall_clock_us: float | None
+    host_waits: bool | None
+
+
+_SELECT = """
+    SELECT s.id, s.user_id, s.problem_id, s.problem_version, p.slug, s.source_sha256, s.file_name, s.language,
+           s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
+           s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
+           s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
+           s.mean_gbps, s.notes, s.phase_seconds
+    FROM submissions s JOIN problems p ON p.id = s.problem_id
+"""
+
+
+def source_hash(body: str) -> bytes:
+    return hashlib.sha256(body.encode("utf-8")).digest()
+
+
+async def get_source(conn: Conn, sha256: bytes) -> str | None:
+    value: str | None = await conn.fetchval("SELECT body FROM sources WHERE sha256 = $1", sha256)
+    return value
+
+
+async def intake(conn: Conn, external_id: str, slug: str, client_token: str | None) -> Intake:
+    """What submitting needs to know, in one round trip: the user (if known), whether they are banned, their
+    submission with this token, and the problem at its current version."""
+    row = await conn.fetchrow(
+        f"""
+        SELECT u.id AS user_id, u.display_name,
+               EXISTS (SELECT 1 FROM bans b WHERE b.user_id = u.id AND b.lifted_at IS NULL) AS banned,
+               (SELECT s.id FROM submissions s WHERE s.user_id = u.id AND s.client_token = $3) AS earlier_id,
+               {PROBLEM_COLUMNS}
+        FROM (SELECT 1) AS one
+        LEFT JOIN users u ON u.external_id = $1
+        LEFT JOIN problems p ON p.slug = $2
+        LEFT JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.current_version
+        """,
+        external_id,
+        slug,
+        client_token,
+    )
+    problem = problem_version(row) if row["problem_id"] is not None else None
+    return Intake(row["user_id"], row["display_name"], problem, row["banned"], row["earlier_id"])
+
+
+# The submit statement: a rate-limit token, the source (once per content), the submission and its queued job,
+# all or nothing, with the job's place in the queue as the statement saw it, and a notification that wakes the
+# dispatchers when the transaction commits. One round trip on the busiest path.
+_CREATE = f"""
+WITH bucket AS ({take_cte(user="$1", mode="$8", burst="$13", per_hour="$14")}
+), source AS (
+    INSERT INTO sources (sha256, body, size_bytes) SELECT $4, $11, $12 WHERE EXISTS (SELECT 1 FROM bucket)
+    ON CONFLICT (sha256) DO NOTHING
+), submission AS (
+    INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
+                             mode, gpu_type, client_token)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM bucket)
+    ON CONFLICT (user_id, client_token) DO NOTHING
+    RETURNING id
+), job AS (
+    INSERT INTO jobs (submission_id, gpu_type) SELECT id, $9 FROM submission RETURNING id, submission_id
+)
+SELECT EXISTS (SELECT 1 FROM bucket) AS allowed, job.submission_id, job.id AS job_id,
+       1 + (SELECT count(*) FROM jobs q WHERE q.state = 'queued' AND q.gpu_type = $9 AND q.id < job.id)
+           AS queue_position,
+       CASE WHEN job.id IS NOT NULL THEN pg_notify('{QUEUE_CHANNEL}', $9) END AS notified
+FROM (SELECT 1) AS one LEFT JOIN job ON true
+"""
+
+
+async def create(conn: Conn, new: NewSubmission, source: str, burst: int, per_hour: float) -> Created:
+    """Take a rate-limit token and store the source, the submission and its queued job, in one statement.
+
+    `Created.allowed` is False when the bucket was empty (nothing stored); `submission_id` is None when this
+    user already sent `new.client_token` (a concurrent retry committed first): roll back, the token was taken.
+    """
+    row = await conn.fetchrow(
+        _CREATE,
+        new.user_id,
+        new.problem_id,
+        new.problem_version,
+        new.source_sha256,
+        new.file_name,
+        new.language,
+        new.dtype,
+        new.mode,
+        new.gpu_type,
+        new.client_token,
+        source,
+        len(source.encode("utf-8")),
+        float(burst),
+        per_hour,
+    )
+    return Created(row["allowed"], row["submission_id"], row["job_id"], row["queue_position"])
+
+
+async def get_submission(conn: Conn, submission_id: int, *, lock: bool = False) -> Submission | None:
+    """The submission; `lock` holds its row until the transaction ends (moderation, result recording)."""
+    suffix = " WHERE s.id = $1" + (" FOR UPDATE OF s" if lock else "")
+    row = await conn.fetchrow(_SELECT + suffix, submission_id)
+    return Submission(**row) if row else None
+
+
+async def find_by_token(conn: Conn, user_id: int, client_token: str) -> Submission | None:
+    row = await conn.fetchrow(_SELECT + " WHERE s.user_id = $1 AND s.client_token = $2", user_id, client_token)
+    return Submission(**row) if row else None
+
+
+async def history(conn: Conn, user_id: int, problem_id: int | None = None, limit: int = 20) -> list[Submission]:
+    """The user's submissions, newest first, optionally for one problem."""
+    rows = await conn.fetch(
+        _SELECT + " WHERE s.user_id = $1 AND ($2::bigint IS NULL OR s.problem_id = $2)"
+        " ORDER BY s.created_at DESC, s.id DESC LIMIT $3",
+        user_id,
+        problem_id,
+        limit,
+    )
+    return [Submission(**r) for r in rows]
+
+
+async def set_status(conn: Conn, submission_id: int, status: str) -> None:
+    """Move a submission to `queued` or `running`, clearing the verdict of any earlier run when requeued."""
+    await conn.execute(
+        """
+        UPDATE submissions SET status = $2,
+            started_at = CASE WHEN $2 = 'running' THEN coalesce(started_at, now()) ELSE started_at END,
+            score = CASE WHEN $2 = 'queued' THEN NULL ELSE score END,
+            mean_score = CASE WHEN $2 = 'queued' THEN NULL ELSE mean_score END
+        WHERE id = $1
+        """,
+        submission_id,
+        status,
+    )
+
+
+async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: Outcome) -> None:
+    """Store a finished job's verdict, score and summary as the submission's current result."""
+    error = outcome.error
+    await conn.execute(
+        """
+        UPDATE submissions SET status = $2, score = $3, mean_score = $4, score_metric = $5, device = $6,
+            runner = $7, error_code = $8, error_message = $9, error_log = $10, result_job_id = $11,
+            method = $12, geomean_gflops = $13, mean_gflops = $14, geomean_gbps = $15, mean_gbps = $16,
+            notes = $17, phase_seconds = $18, finished_at = now()
+        WHERE id = $1
+        """,
+        submission_id,
+        outcome.status,
+        outcome.score,
+        outcome.mean_score,
+        outcome.score_metric,
+        outcome.device,
+        outcome.runner,
+        error.code if error else None,
+        error.message if error else None,
+        error.log if error else None,
+        job_id,
+        outcome.method,
+        outcome.geomean_gflops,
+        outcome.mean_gflops,
+        outcome.geomean_gbps,
+        outcome.mean_gbps,
+        list(outcome.notes),
+        dict(outcome.phase_seconds),
+    )
+
+
+# Every column of `case_results` in one order, shared by the insert and the read so that they cannot drift.
+_CASE_COLUMNS = (
+    "kind", "idx", "name", "dims", "passed", "message", "details", "method", "runtime_median_us", "runtime_mean_us",
+    "gflops", "gflops_mean", "gbps", "flops", "bytes", "samples", "cv", "converged", "rse", "dropped_samples",
+    "sm_clock_mhz", "temperature_c", "measured_seconds", "wall_clock_us", "host_waits",
+)  # fmt: skip
+_TIMING_FIELDS = _CASE_COLUMNS[7:]
+
+
+def _test_row(job_id: int, t: TestOutcome) -> tuple[Any, ...]:
+    return (job_id, "test", t.index, t.name, t.dims, t.passed, t.message, t.details, *([None] * len(_TIMING_FIELDS)))
+
+
+def _timing_row(job_id: int, t: CaseTiming) -> tuple[Any, ...]:
+    return (job_id, "benchmark", t.index, t.name, t.dims, None, None, None, *(getattr(t, f) for f in _TIMING_FIELDS))
+
+
+async def insert_case_results(conn: Conn, job_id: int, tests: list[TestOutcome], timings: list[CaseTiming]) -> None:
+    rows = [_test_row(job_id, t) for t in tests] + [_timing_row(job_id, t) for t in timings]
+    if not rows:
+        return
+    placeholders = ", ".join(f"${i}" for i in range(1, len(_CASE_COLUMNS) + 2))
+    await conn.executemany(
+        f"INSERT INTO case_results (job_id, {', '.join(_CASE_COLUMNS)}) VALUES ({placeholders})",
+        rows,
+    )
+
+
+async def case_results(conn: Conn, job_id: int) -> list[CaseResult]:
+    """Every case row of a job, tests first, each kind by index."""
+    rows = await conn.fetch(
+        f"SELECT {', '.join(_CASE_COLUMNS)} FROM case_results WHERE job_id = $1 ORDER BY kind DESC, idx",
+        job_id,
+    )
+    return [CaseResult(**{**dict(r), "dims": tuple(r["dims"])}) for r in rows]

@@ -1,0 +1,155 @@
+"""Taking a submission: validate, persist and enqueue in one transaction, before anyone is told "accepted"."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+import asyncpg
+
+from core.errors import BannedError, InvalidSubmissionError, SubmissionNotFoundError, UnsupportedDtypeError
+from core.problems import check_open, check_slug, unknown_problem
+from core.ratelimit import refusal
+from core.settings import RateLimitSettings
+from core.store import jobs, ratelimits, submissions, users
+from core.store.pool import Conn
+from core.uploads import Upload, check_upload
+from problems.registry import canonical_slug
+
+log = logging.getLogger(__name__)
+
+MODES = ("test", "benchmark", "ranked")
+DTYPES = ("float32", "float16", "bfloat16")
+_GPU_TYPE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class SubmitRequest:
+    """One submission as a caller (a Discord command, the CLI) hands it over.
+
+    `client_token` is the caller's idempotency key, e.g. the Discord interaction id: submitting again with the
+    same token returns the first submission instead of storing a second.
+    """
+
+    user_external_id: str
+    user_name: str
+    problem_slug: str
+    file_name: str
+    data: bytes
+    gpu_type: str
+    dtype: str = "float32"
+    mode: str = "benchmark"
+    client_token: str | None = None
+
+
+@dataclass(frozen=True)
+class SubmitReceipt:
+    submission_id: int
+    job_id: int
+    user_id: int
+    queue_position: int
+    duplicate: bool
+
+
+def validate_options(request: SubmitRequest) -> Upload:
+    """Check everything that needs no database; raise a UserFacingError that says what to fix."""
+    check_slug(request.problem_slug)
+    if request.mode not in MODES:
+        raise InvalidSubmissionError(f"`{request.mode}` is not a mode; choose one of {', '.join(MODES)}.")
+    if request.dtype not in DTYPES:
+        raise UnsupportedDtypeError(f"`{request.dtype}` is not a dtype; choose one of {', '.join(DTYPES)}.")
+    if not _GPU_TYPE.match(request.gpu_type):
+        raise InvalidSubmissionError(
+            f"`{request.gpu_type}` is not a GPU type name (lower-case letters, digits, '.', '_' or '-')."
+        )
+    return check_upload(request.file_name, request.data)
+
+
+async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: RateLimitSettings) -> SubmitReceipt:
+    user, token = request.user_external_id, request.client_token
+    # A former slug (`matmul`) names the renamed problem; a store not yet synced still has it under the old one.
+    renamed = canonical_slug(request.problem_slug)
+    intake = await submissions.intake(conn, user, renamed, token)
+    if intake.problem is None and renamed != request.problem_slug:
+        intake = await submissions.intake(conn, user, request.problem_slug, token)
+    if intake.problem is None:
+        raise await unknown_problem(conn, request.problem_slug)
+    problem = check_open(intake.problem, request.dtype)
+    if intake.banned:
+        raise BannedError("You are banned from submitting. Ask a moderator if you think this is a mistake.")
+    user_id = intake.user_id
+    if user_id is None or intake.display_name != request.user_name:
+        user_id = (await users.ensure_user(conn, request.user_external_id, request.user_name)).id
+    if intake.earlier_id is not None:
+        return await _duplicate(conn, user_id, intake.earlier_id)
+    new = submissions.NewSubmission(
+        user_id=user_id,
+        problem_id=problem.problem_id,
+        problem_version=problem.version,
+        source_sha256=submissions.source_hash(upload.source),
+        file_name=upload.file_name,
+        language=upload.language,
+        dtype=request.dtype,
+        mode=request.mode,
+        gpu_type=request.gpu_type,
+        client_token=request.client_token,
+    )
+    limit = limits.for_mode(request.mode)
+    created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour)
+    if not created.allowed:
+        raise await refusal(conn, user_id, request.mode, limits)
+    if created.submission_id is None or created.job_id is None or created.queue_position is None:
+        # A retry with the same token committed between our intake and our insert: hand back its submission,
+        # and return the rate-limit token this attempt took.
+        await ratelimits.refund(conn, user_id, request.mode, limit.burst)
+        return await _read_duplicate(conn, user_id, request)
+    return SubmitReceipt(created.submission_id, created.job_id, user_id, created.queue_position, duplicate=False)
+
+
+async def _duplicate(conn: Conn, user_id: int, submission_id: int) -> SubmitReceipt:
+    history = await jobs.jobs_of(conn, submission_id)
+    return SubmitReceipt(submission_id, history[-1].id, user_id, queue_position=0, duplicate=True)
+
+
+async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSettings) -> SubmitReceipt:
+    """Validate, then store the submission and its queued job atomically, before the caller answers anyone.
+
+    The checks (problem open, dtype, ban, an earlier submission with this token) read the store first; then
+    one statement, and so one transaction, takes a rate-limit token and writes the source, the submission and
+    its queued job: all of them or none. Two round trips on the common path, which is what lets a small
+    server take hundreds of submissions a second.
+
+    Raises a UserFacingError (bad file, unknown or disabled problem, dtype, ban, rate limit) and stores nothing.
+    The receipt's queue position counts the jobs ahead on the same GPU type, this one included (0 for a repeat).
+    """
+    upload = validate_options(request)
+    async with pool.acquire() as conn:
+        receipt = await _persist(conn, request, upload, limits)
+    log.info(
+        "submission %d (job %d) by user %d: %s %s %s on %s, queue position %d%s",
+        receipt.submission_id,
+        receipt.job_id,
+        receipt.user_id,
+        request.problem_slug,
+        request.dtype,
+        request.mode,
+        request.gpu_type,
+        receipt.queue_position,
+        " (duplicate token)" if receipt.duplicate else "",
+    )
+    return receipt
+
+
+async def _read_duplicate(conn: Conn, user_id: int, request: SubmitRequest) -> SubmitReceipt:
+    assert request.client_token is not None
+    earlier = await submissions.find_by_token(conn, user_id, request.client_token)
+    assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
+    return await _duplicate(conn, user_id, earlier.id)
+
+
+async def get_submission(conn: Conn, submission_id: int) -> submissions.Submission:
+    found = await submissions.get_submission(conn, submission_id)
+    if found is None:
+        raise SubmissionNotFoundError(f"There is no submission #{submission_id}; check the number and retry.")
+    return found

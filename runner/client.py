@@ -1,0 +1,86 @@
+"""The runner-client interface: what the core needs of a runner, whatever carries the job there.
+
+The core (`core/`) sees runners only through this module and the wire models of `runner.api`. The backends that
+implement it live together in `runner/clients/`: `local` runs jobs in sandboxed workers on this machine,
+`remote` reaches a runner daemon over its signed HTTP API. A front end (the bot, the CLI, a bench) builds the
+backends it wants and hands them to the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from runner.api import JobEvent, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
+
+EventCallback = Callable[[JobEvent], Awaitable[None] | None]
+
+
+class RunnerClientError(Exception):
+    """Base of what a runner backend raises on purpose."""
+
+
+class RunnerRefusedError(RunnerClientError):
+    """A runner cannot take the request as given; the message is safe to show as-is and says what to fix (a
+    runner URL or CA bundle that won't do, a problem module the runner refuses, no GPU where one was asked for)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class RunnerLostError(RunnerClientError):
+    """A runner answered, but cannot finish the job (it lost the job it had accepted, or broke); the dispatcher
+    counts an attempt and retries."""
+
+
+class RunnerUnavailableError(RunnerClientError):
+    """A runner gave no answer (down, restarting, unreachable) or had no room: nothing says it lost the job.
+
+    `accepted` tells whether the runner already holds the job (follow it again once the runner is back) or never
+    got it (the job goes back to the queue, and this dispatch is not counted as an attempt). The message is for
+    the log: it names the runner, never its address.
+    """
+
+    def __init__(self, message: str, *, accepted: bool) -> None:
+        super().__init__(message)
+        self.accepted = accepted
+
+
+class JobRunner(Protocol):
+    """One runner host: evaluates jobs for one GPU type, `slots` at a time."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def gpu_type(self) -> str: ...
+
+    @property
+    def slots(self) -> int: ...
+
+    async def run(self, job_key: str, request: JobRequest, on_event: EventCallback) -> SubmissionResult:
+        """Start the job and wait for its result. Idempotent on `job_key`: a repeated call follows the job
+        already running instead of starting a second. Raises RunnerLostError when the runner cannot finish it."""
+        ...
+
+    async def attach(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
+        """Follow a job started earlier (before the dispatcher restarted, or before the runner stopped answering)
+        to its result, with the events not yet delivered. Returns None when this runner does not hold the job,
+        so that it is requeued. Both calls raise RunnerUnavailableError when the runner does not answer.
+
+        A runner may also define `async probe() -> bool`, whether it answers now. One without it is handed the
+        next job `runner_probe_s` after it stopped answering, and that job is the probe."""
+        ...
+
+
+class ProblemValidator(Protocol):
+    """A runner that can run the admission self-test of a problem module."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def gpu_type(self) -> str: ...
+
+    async def validate(self, request: ValidateRequest) -> ValidateReport: ...
