@@ -264,9 +264,10 @@ class JudgedTimer:
         return self._short(self.wall.shortfall(), _median(self.wall.estimates))
 
     def _short(self, shortfall: float, estimate: float) -> bool:
-        """Whether readings fall short of the judge's estimate by more than the clock's resolution; or, on the
-        CPU, by far more than any harness overhead could explain: a call reported at a tenth of its time (a
-        4 µs call rewritten to 0.04 µs slipped under the absolute bound)."""
+        """Whether readings fall short of the judge's estimate by more than the clock's resolution (the method's
+        wall tolerance); or, for a method with a gross-shortfall rule (the CPU's), by far more than any harness
+        overhead could explain: a call reported at a tenth of its time (a 4 µs call rewritten to 0.04 µs slipped
+        under the absolute bound)."""
         tolerance, gross = self.method.wall_tolerance, self.method.gross_shortfall
         if tolerance is None:
             return False  # a method without a wall-clock check is never short
