@@ -2,8 +2,9 @@
 
     python bench/cupti_probe.py
 
-Runs the arena protocol (read-flush, spin, events) inside one profiler session per kernel and prints, per
-kernel, the median event time and the median CUPTI span of the timed kernel(s).
+Runs the launcher's own sample (runner/launcher/harness.py, the `arena` method: read-flush, spin, events) in this
+process, inside one profiler session per kernel, and prints, per kernel, the median raw event time (before the
+judge's event-overhead correction) and the median CUPTI span of the timed kernel(s).
 """
 
 from __future__ import annotations
@@ -18,24 +19,31 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from bench.timing_fidelity import KERNELS
-from runner.timing.gpu import ArenaEventTimer
+from runner.launcher.harness import CallSet, Harness
+from runner.timing.gpu import MAX_SPIN_S, covering_spin_s
 
 SAMPLES = 50
+# The judge's bound on the SM clock before it measures the spin's rate: at any lower clock a spin only lasts longer.
+SPIN_CYCLES_PER_S = 2.0e9
 
 
 def probe(index: int) -> None:
     kernel = KERNELS[index]
-    calls = kernel.setup(4)
-    timer = ArenaEventTimer()
-    timer.calibrate(calls[0])
-    for c in calls:
-        timer(c)
+    # No snapshot copies: the probe has no judge to compare them, and they would add copies to the trace.
+    targets = [CallSet(call, []) for call in kernel.setup(4)]
+    harness = Harness("cuda")
+    harness.warm()
+    # Sized as the judge sizes it: from the host's time for a sample, here without a spin.
+    spans = [harness.time_gpu(t, True, 0, 0, "arena")["host_span_s"] for t in targets]
+    spin_s = covering_spin_s(statistics.median(spans[1:]))
     times: list[float] = []
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for i in range(SAMPLES):
-            t = timer(calls[i % len(calls)])
-            if t is not None:
-                times.append(t * 1e6)
+            reading = harness.time_gpu(targets[i % len(targets)], True, int(spin_s * SPIN_CYCLES_PER_S), 0, "arena")
+            if reading["covered_s"] >= reading["host_span_s"]:
+                times.append(reading["elapsed_s"] * 1e6)
+            else:  # the judge drops such a sample and, when it recurs, doubles the spin
+                spin_s = min(2 * spin_s, MAX_SPIN_S)
     kernels = sorted(
         (e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA),
         key=lambda e: e.time_range.start,

@@ -3,10 +3,13 @@
     python bench/timing_fidelity.py --out bench/results/timing_fidelity_h100.md
 
 For each calibration kernel it prints the runtime from each method and checks the targets: within
-max(5 %, 0.5 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The table times each
-kernel in this process; `--split` also runs the CUDA examples through the real runner (the judge and the
-launcher, every call checked) and sets each case beside ncu's reading of the same kernel at the same dims.
-With `--repeat N` it runs one submission N times, each in fresh processes, and reports the spread of its
+max(5 %, 0.5 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The arena and seed
+columns come from the production path: each kernel is a submission (a Python `solution` for the torch kernels,
+the CUDA example for the CUDA ones) to a problem sent as module text whose only case is the kernel's size, run
+by `runner.host.job.run_job` (the judge and the launcher in their own processes, every call checked); ncu and
+do_bench time the same kernel at the same size in a process of their own. `--split` also runs the CUDA
+examples' whole case lists through the runner, each case beside ncu's reading of the same kernel at the same
+dims. With `--repeat N` it runs one submission N times, each in fresh processes, and reports the spread of its
 medians.
 Needs a CUDA GPU, nvcc, and ncu on PATH (or `--skip-ncu`).
 """
@@ -22,29 +25,98 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import JobRequest, MeasureConfig  # noqa: E402
-from runner.timing.gpu import ArenaEventTimer, reset_persisting_l2  # noqa: E402
-from runner.timing.measurement import Measurement  # noqa: E402
-from runner.timing.timers import SeedEventTimer, seed_warmup  # noqa: E402
+from runner.api import CaseTiming, JobRequest, Language, MeasureConfig  # noqa: E402
 
 NVTX_RANGE = "arena_measure"
 NCU_ITERATIONS = 7
-INPUT_SETS = 4
 Call = Callable[[], object]
+# The arena column is what a submission gets: the production defaults. The seed column is the seed's loop (CV 1 %)
+# with room to converge.
+ARENA_CONFIG = MeasureConfig()
+SEED_CONFIG = MeasureConfig(method="seed", max_samples=2000)
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A calibration kernel as the runner sees it: a built-in problem narrowed to the kernel's one case, and the
+    solution that runs the kernel."""
+
+    problem: str  # "module:Class" of the built-in problem whose signature and checks the case keeps
+    dims: tuple[int, ...]
+    language: Language
+    source: str  # a Python solution's text, or the name of a CUDA example in examples/
+    accept_any_output: bool = False  # for the empty kernel, which computes nothing
+
+    def problem_source(self, slug: str) -> str:
+        """The module text of a problem whose only case, on either device kind, is `dims`."""
+        module, cls = self.problem.split(":")
+        verify = (
+            "\n    def verify_result(self, expected_output, actual_output, dtype):\n"
+            "        return True, {}  # the empty kernel writes nothing: only its time is of interest\n"
+            if self.accept_any_output
+            else ""
+        )
+        return (
+            f'"""{slug}: {cls} at one case, for bench/timing_fidelity.py."""\n\n'
+            f"from {module} import {cls}\n\n\n"
+            f"class FidelityCase({cls}):\n"
+            f"    slug = {slug!r}\n"
+            f"    gpu_cases = ({self.dims!r},)\n"
+            f"    cpu_cases = ({self.dims!r},)\n"
+            f"{verify}"
+        )
+
+    def solution(self) -> tuple[str, str]:
+        """(file name, text) of the submission."""
+        if self.language == "cuda":
+            return self.source, (ROOT / "examples" / self.source).read_text()
+        return "solution.py", self.source
 
 
 @dataclass(frozen=True)
 class Kernel:
     name: str
-    setup: Callable[[int], list[Call]]  # input sets -> one bound call per set
+    setup: Callable[[int], list[Call]]  # input sets -> one bound call per set (ncu and do_bench, in process)
+    submission: Submission  # the same kernel at the same size, through the runner
+
+    @property
+    def slug(self) -> str:
+        words = "".join(c if c.isalnum() else "-" for c in self.name.lower()).split("-")
+        return "fidelity-" + "-".join(w for w in words if w)[:50]
+
+    def request(self, measure: MeasureConfig, device_kind: Literal["gpu", "cpu"] = "gpu") -> JobRequest:
+        file_name, source = self.submission.solution()
+        return JobRequest(
+            submission_id=f"{self.slug}-{measure.method}",
+            problem_slug=self.slug,
+            problem_source=self.submission.problem_source(self.slug),
+            language=self.submission.language,
+            file_name=file_name,
+            source=source,
+            device_kind=device_kind,
+            measure=measure,
+        )
+
+
+VECTOR_ADD = "problems.builtin.elementwise.vector_addition:VectorAddition"
+MATMUL = "problems.builtin.matmul.matrix_multiplication:MatrixMultiplication"
+SOFTMAX = "problems.builtin.reduction.softmax:Softmax"
+# Python solutions that launch exactly the kernel of the in-process setup, writing into the judge's output.
+EMPTY_SOLUTION = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.cuda._sleep(0)\n"
+ADD_SOLUTION = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
+MATMUL_SOLUTION = "import torch\n\n\ndef solution(a, b, c, m, n, k):\n    torch.matmul(a, b, out=c)\n"
+# torch.softmax has no `out=`; its out-variant runs the same kernel into the given tensor.
+SOFTMAX_SOLUTION = (
+    "import torch\n\n\ndef solution(x, dim, y, shape, ndim):\n    torch.ops.aten._softmax.out(x, dim, False, out=y)\n"
+)
 
 
 def _torch_add(n: int) -> Callable[[int], list[Call]]:
@@ -127,34 +199,67 @@ def _empty_kernel(sets: int) -> list[Call]:
     return [lambda: torch.cuda._sleep(0) for _ in range(sets)]
 
 
+def _add(n: int) -> Kernel:
+    return Kernel(
+        f"add fp32 2^{n.bit_length() - 1}", _torch_add(n), Submission(VECTOR_ADD, (n,), "python", ADD_SOLUTION)
+    )
+
+
+def _cuda_vadd(n: int) -> Kernel:
+    setup = _cuda_example("vector_add.cu", "vector_add", (n,))
+    return Kernel(
+        f"ctypes CUDA vadd 2^{n.bit_length() - 1}", setup, Submission(VECTOR_ADD, (n,), "cuda", "vector_add.cu")
+    )
+
+
+def _matmul(n: int) -> Kernel:
+    submission = Submission(MATMUL, (n, n, n), "python", MATMUL_SOLUTION)
+    return Kernel(f"matmul fp32 {n}^3 (cuBLAS)", _torch_matmul(n), submission)
+
+
 KERNELS = [
-    Kernel("empty kernel (_sleep(0))", _empty_kernel),
-    Kernel("add fp32 2^16", _torch_add(1 << 16)),
-    Kernel("add fp32 2^20", _torch_add(1 << 20)),
-    Kernel("add fp32 2^24", _torch_add(1 << 24)),
-    Kernel("add fp32 2^26", _torch_add(1 << 26)),
-    Kernel("ctypes CUDA vadd 2^16", _cuda_example("vector_add.cu", "vector_add", (1 << 16,))),
-    Kernel("ctypes CUDA vadd 2^24", _cuda_example("vector_add.cu", "vector_add", (1 << 24,))),
-    Kernel("matmul fp32 1024^3 (cuBLAS)", _torch_matmul(1024)),
-    Kernel("matmul fp32 4096^3 (cuBLAS)", _torch_matmul(4096)),
-    Kernel("naive CUDA matmul 2048^3", _cuda_example("matmul_naive.cu", "matrix-multiplication", (2048, 2048, 2048))),
-    Kernel("softmax 4096x4096", _torch_softmax(4096, 4096)),
+    # The empty kernel needs buffers only because every problem has some: a one-element vector addition.
+    Kernel(
+        "empty kernel (_sleep(0))",
+        _empty_kernel,
+        Submission(VECTOR_ADD, (1,), "python", EMPTY_SOLUTION, accept_any_output=True),
+    ),
+    _add(1 << 16),
+    _add(1 << 20),
+    _add(1 << 24),
+    _add(1 << 26),
+    _cuda_vadd(1 << 16),
+    _cuda_vadd(1 << 24),
+    _matmul(1024),
+    _matmul(4096),
+    Kernel(
+        "naive CUDA matmul 2048^3",
+        _cuda_example("matmul_naive.cu", "matrix-multiplication", (2048, 2048, 2048)),
+        Submission(MATMUL, (2048, 2048, 2048), "cuda", "matmul_naive.cu"),
+    ),
+    # A softmax case is (dim, *shape).
+    Kernel(
+        "softmax 4096x4096",
+        _torch_softmax(4096, 4096),
+        Submission(SOFTMAX, (1, 4096, 4096), "python", SOFTMAX_SOLUTION),
+    ),
 ]
 
 
-def _child_kernel(spec: str) -> Kernel:
-    """A kernel of the table by index, or `EXAMPLE:SLUG:D1xD2...`: an example at one case's dims."""
+def _child_setup(spec: str) -> Callable[[int], list[Call]]:
+    """The in-process calls of a kernel of the table by index, or `EXAMPLE:SLUG:D1xD2...`: an example at one
+    case's dims."""
     if spec.isdigit():
-        return KERNELS[int(spec)]
+        return KERNELS[int(spec)].setup
     example, slug, dims = spec.split(":")
-    return Kernel(spec, _cuda_example(example, slug, tuple(int(d) for d in dims.split("x"))))
+    return _cuda_example(example, slug, tuple(int(d) for d in dims.split("x")))
 
 
 def ncu_child(spec: str) -> None:
     """Runs under ncu: each iteration of the kernel inside an NVTX range, so setup kernels are not profiled."""
     import torch
 
-    calls = _child_kernel(spec).setup(1)
+    calls = _child_setup(spec)(1)
     calls[0]()
     torch.cuda.synchronize()
     for _ in range(NCU_ITERATIONS):
@@ -215,39 +320,51 @@ class Row:
     do_bench: float | None
 
 
-def measure_kernel(kernel: Kernel) -> tuple[float, int, int, bool, float, float | None, float, int, float | None]:
-    import torch
+class RunnerError(RuntimeError):
+    """A calibration kernel that did not pass through the runner: the table would have nothing to show for it."""
 
-    calls = kernel.setup(INPUT_SETS)
-    reset_persisting_l2()
-    timer = ArenaEventTimer()
-    start = time.perf_counter()
-    arena = Measurement(calls, timer, MeasureConfig(method="arena", max_samples=5000), 1, 1)
-    timing = arena.run(0, kernel.name, [])
-    arena_wall = time.perf_counter() - start
 
-    seed_warmup()
-    seed = Measurement(calls[:1], SeedEventTimer(), MeasureConfig(method="seed", max_samples=2000), 1, 1)
-    seed_timing = seed.run(0, kernel.name, [])
+async def through_run_job(kernel: Kernel, measure: MeasureConfig) -> tuple[CaseTiming, float]:
+    """The kernel's one case timed by the runner as a submission is, and the job's benchmark phase in seconds."""
+    from runner.host.job import run_job
 
-    bench_us = None
+    result = await run_job(kernel.request(measure))
+    if result.status != "passed" or len(result.timings) != 1:
+        raise RunnerError(f"{kernel.name} ({measure.method}) did not pass through the runner: {result.error}")
+    return result.timings[0], result.phase_seconds.get("benchmark", float("nan"))
+
+
+def do_bench_us(kernel: Kernel) -> float | None:
+    """triton.testing.do_bench's median of the kernel, in this process; None without triton."""
     try:
         import triton.testing
-
-        bench_us = float(triton.testing.do_bench(calls[0], return_mode="median")) * 1e3
     except ImportError:
-        pass
+        return None
+    import torch
+
+    calls = kernel.setup(1)
+    result = float(triton.testing.do_bench(calls[0], return_mode="median")) * 1e3
+    del calls
     torch.cuda.synchronize()
-    return (
-        timing.runtime_median_us,
-        timing.samples,
-        timing.dropped_samples,
-        timing.converged,
-        arena_wall,
-        timing.sm_clock_mhz,
-        seed_timing.runtime_mean_us,
-        seed_timing.samples,
-        bench_us,
+    torch.cuda.empty_cache()  # the runner's processes need the memory next
+    return result
+
+
+def measure_kernel(kernel: Kernel) -> Row:
+    arena, arena_wall = asyncio.run(through_run_job(kernel, ARENA_CONFIG))
+    seed, _ = asyncio.run(through_run_job(kernel, SEED_CONFIG))
+    return Row(
+        name=kernel.name,
+        ncu=None,
+        arena=arena.runtime_median_us,
+        arena_samples=arena.samples,
+        arena_dropped=arena.dropped_samples,
+        arena_converged=arena.converged,
+        arena_seconds=arena_wall,
+        arena_clock=arena.sm_clock_mhz,
+        seed=seed.runtime_mean_us,
+        seed_samples=seed.samples,
+        do_bench=do_bench_us(kernel),
     )
 
 
@@ -264,7 +381,8 @@ def render(rows: list[Row], device: str) -> str:
     out = [
         f"# Timing fidelity on {device}",
         "",
-        "Runtimes in µs. arena: median of our method; seed: mean of the seed's loop (CV 1 %, ≤ 2000 samples);",
+        "Runtimes in µs. arena: the runner's median (run_job: judge and launcher, production settings); seed: mean",
+        "of the seed's loop through the runner (CV 1 %, ≤ 2000 samples); wall s: the job's benchmark phase;",
         "do_bench: triton.testing.do_bench median; ncu: median over 7 runs of gpu__time_duration.sum",
         "(--clock-control none, caches flushed). Target: |arena − ncu| ≤ max(5 %, 0.5 µs); converged ≤ 1 s.",
         "",
@@ -373,10 +491,12 @@ def main() -> None:
         if args.only and args.only not in kernel.name:
             continue
         ncu = None if args.skip_ncu else ncu_runtime_us(str(index))
-        arena, n, dropped, conv, wall, clock, seed, seed_n, bench = measure_kernel(kernel)
-        rows.append(Row(kernel.name, ncu, arena, n, dropped, conv, wall, clock, seed, seed_n, bench))
+        row = replace(measure_kernel(kernel), ncu=ncu)
+        rows.append(row)
         print(
-            f"{kernel.name}: ncu {ncu}, arena {arena:.2f} ({n} samples, {dropped} dropped), seed {seed:.2f}", flush=True
+            f"{kernel.name}: ncu {ncu}, arena {row.arena:.2f} ({row.arena_samples} samples, {row.arena_dropped} "
+            f"dropped), seed {row.seed:.2f}",
+            flush=True,
         )
     report = render(rows, device)
     if args.split:

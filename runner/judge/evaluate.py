@@ -46,6 +46,7 @@ from runner.judge.tripwires import source_notes
 from runner.problem_lookup import resolve_problem
 from runner.timing import measure_case
 from runner.timing.gpu import GpuSensors
+from runner.timing.methods import method_for, method_named
 
 if TYPE_CHECKING:
     import torch
@@ -195,7 +196,7 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
 
     with ev.phase("benchmark"):
         config = _measure_config(ev)
-        if config.method == "seed" and config.warmup:
+        if method_named(config.method).seed_warmup and config.warmup:
             link.warmup()
         sensors = GpuSensors.open(0) if ev.device_kind == "gpu" else None
         for index, case in enumerate(cases):
@@ -326,23 +327,20 @@ def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None
 
 
 def _measure_config(ev: Evaluation) -> MeasureConfig:
+    """The job's MeasureConfig as this runner times it: a method of another device kind gives way to this kind's
+    default, and the method fixes what it fixes (the seed's single input set)."""
     config = ev.request.measure
-    if ev.device_kind == "cpu":
-        return config.model_copy(update={"method": "cpu"})
-    if config.method == "cpu":
-        return config.model_copy(update={"method": "arena"})
-    if config.method == "seed":
-        return config.model_copy(update={"input_sets": 1})
-    return config
+    return method_for(config.method, ev.device_kind).configure(config)
 
 
 def _run_benchmark(
     ev: Evaluation, link: LauncherLink, case: TestCase, index: int, seed: int, sensors: GpuSensors | None
 ) -> CaseTiming:
     config = _measure_config(ev)
+    method = method_named(config.method)
     bytes_per_set = max(ev.problem.get_bytes(case, ev.request.dtype), 1)
     # Small cases get many sets (big batches), so that the wall-clock check averages the host's jitter.
-    n_sets = max(1, min(config.input_sets, _pool_bytes(ev) // bytes_per_set))
+    n_sets = max(1, min(method.sets_for(config), _pool_bytes(ev) // bytes_per_set))
     buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
 
     def verify(k: int) -> None:
@@ -355,8 +353,8 @@ def _run_benchmark(
             )
 
     try:
-        _share(ev, link, buffers, reset_l2=config.method == "arena")
-        timer = JudgedTimer(link, buffers, verify, config.method, seed, index, device_name=ev.device, sensors=sensors)
+        _share(ev, link, buffers, reset_l2=method.flushes_l2)
+        timer = JudgedTimer(link, buffers, verify, method, seed, index, device_name=ev.device, sensors=sensors)
         with _failures_on(case["name"], timed=True):
             timing = measure_case(
                 [None],

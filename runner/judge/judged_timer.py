@@ -31,6 +31,7 @@ from runner.judge.host_load import BUSY_STALL_FRACTION, CpuPressure
 from runner.judge.launcher_link import Batch, LauncherLink, Reading
 from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
 from runner.timing.gpu import MAX_SPIN_S, MIN_SPIN_S, GpuSensors, covering_spin_s
+from runner.timing.methods import TimingMethod
 
 MIN_CHECKED_BATCHES = 5
 # A case whose wall-clock shortfall is over the bound after MIN_CHECKED_BATCHES gets this many batches in all
@@ -57,16 +58,8 @@ KNOWN_SPIN_MIN_S = 20e-6
 KNOWN_SPIN_MAX_S = 1e-3
 # The calibration samples' median must match the known spin within this (relative, absolute).
 PURE_TOLERANCE = (0.10, 3e-6)
-# How far the reported time may fall short of the judge's wall-clock estimate (relative, absolute). The
-# absolute part is the clock's resolution per call: on an H100 the estimate of a 3 µs kernel scattered over
-# about ±7 µs (host jitter of the launcher's per-sample work, averaged over a batch). On the CPU the two
-# processes share cores and there is no spin to hide host noise behind; CPU runs are for development.
-WALL_TOLERANCE = (0.20, 15e-6)
-CPU_WALL_TOLERANCE = (0.25, 20e-6)
-# On the CPU, readings under this fraction of the judge's estimate, short by more than this many seconds, are
-# a lie whatever the absolute bound says: an honest call's reading is most of what the clock sees (the harness's
-# own per-call overhead is about a microsecond).
-CPU_GROSS_SHORTFALL = (0.10, 3e-6)
+# How far the reported time may fall short of the judge's wall-clock estimate is the method's
+# (TimingMethod.wall_tolerance and gross_shortfall, in runner/timing/methods/).
 
 
 # The most GPU idle time (in spins) one uncovered sample may account for in the wall-clock check.
@@ -157,7 +150,7 @@ class JudgedTimer:
     link: LauncherLink
     buffers: CaseBuffers
     verify: Callable[[int], None]  # raises WrongAnswerError when a set's output is wrong
-    protocol: str  # "arena", "seed" or "cpu"
+    method: TimingMethod  # what to check and how samples are taken (runner/timing/methods/)
     seed: int
     index: int
     device_name: str = ""
@@ -211,7 +204,7 @@ class JudgedTimer:
         estimate = _median([r.elapsed_s for r in readings])
         self.call_estimate_s = max(_median([max(r.host_span_s, r.elapsed_s) for r in readings]), estimate)
         self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))
-        if self.protocol != "arena":
+        if not self.method.covering_spin:
             return
         # The first sample of a case pays one-off costs (lazy module loading, first touches): sizing the spin
         # on it once made every later sample carry a 5 ms spin, and the wall clock drown in the spin's jitter.
@@ -219,8 +212,10 @@ class JudgedTimer:
         self.spin_s = covering_spin_s(_median([r.host_span_s for r in settled]))
         self.harness_spin_s = covering_spin_s(_median([max(r.host_span_s - r.call_s, 0.0) for r in settled]))
         self._note_waiting(readings)
-        self.overhead_s = self._event_overhead()
-        self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
+        if self.method.event_overhead_correction:
+            self.overhead_s = self._event_overhead()
+        if self.method.calibration_check:
+            self._measure_known_spin(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
 
     def start_trials(self) -> None:
         self.trials = True
@@ -236,12 +231,14 @@ class JudgedTimer:
 
     def check(self) -> None:
         """Raise IntegrityError when the launcher's readings disagree with the judge's calibration or clock."""
-        if self.protocol == "seed":
+        if not self.method.checks_readings:
             return
         while self.wall.batches < MIN_CHECKED_BATCHES:
             self._run_batch()
-        if self.protocol == "arena":
+        if self.method.calibration_check:
             self._check_calibration()
+        if not self.method.wall_clock_check:
+            return
         if self._over_wall_tolerance():
             while self.wall.batches < RECHECK_BATCHES:
                 self._run_batch()
@@ -267,14 +264,17 @@ class JudgedTimer:
         return self._short(self.wall.shortfall(), _median(self.wall.estimates))
 
     def _short(self, shortfall: float, estimate: float) -> bool:
-        """Whether readings fall short of the judge's estimate by more than the clock's resolution; or, on the
-        CPU, by far more than any harness overhead could explain: a call reported at a tenth of its time (a
-        4 µs call rewritten to 0.04 µs slipped under the absolute bound)."""
-        relative, least = WALL_TOLERANCE if self.protocol == "arena" else CPU_WALL_TOLERANCE
+        """Whether readings fall short of the judge's estimate by more than the clock's resolution (the method's
+        wall tolerance); or, for a method with a gross-shortfall rule (the CPU's), by far more than any harness
+        overhead could explain: a call reported at a tenth of its time (a 4 µs call rewritten to 0.04 µs slipped
+        under the absolute bound)."""
+        tolerance, gross = self.method.wall_tolerance, self.method.gross_shortfall
+        if tolerance is None:
+            return False  # a method without a wall-clock check is never short
+        relative, least = tolerance
         if shortfall > max(relative * estimate, least):
             return True
-        gross = self.protocol == "cpu" and shortfall > CPU_GROSS_SHORTFALL[1]
-        return gross and estimate - shortfall < CPU_GROSS_SHORTFALL[0] * estimate
+        return gross is not None and shortfall > gross[1] and estimate - shortfall < gross[0] * estimate
 
     def _check_wall_clock(self) -> None:
         estimate = _median(self.wall.estimates)
@@ -317,10 +317,10 @@ class JudgedTimer:
         self.host_spans += [r.host_span_s for r in batch.readings]
         if self.sensors is not None and self.sensors.throttled():
             kept = [None] * len(kept)
-        if self.trials and self.protocol != "seed":
+        if self.trials and self.method.checks_readings:
             calibration = self._calibration_batch()
             known = 0.0
-            if self.protocol == "arena":
+            if self.method.calibration_check:
                 known = self._own_spin_seconds(self.known_cycles, repeat=3)
                 self.calibration.append((_median([r.elapsed_s for r in calibration.readings]), known))
             self.wall.add(batch.wall_s, calibration.wall_s, known, batch.readings, self.spin_s)
@@ -334,7 +334,7 @@ class JudgedTimer:
         if uncovered * UNCOVERED_GROWTH_FRACTION[1] > len(kept) * UNCOVERED_GROWTH_FRACTION[0]:
             self.spin_s = max(self.spin_s, covering_spin_s(_upper_quartile(spans)))
             self.spin_s = min(2 * self.spin_s, MAX_SPIN_S)
-        elif uncovered == 0 and self.protocol == "arena":
+        elif uncovered == 0 and self.method.covering_spin:
             # Shrink, at most by half per batch, towards what the host needs: the wall clock's error grows with
             # the spin (a clock a fraction of a per cent off over a long spin is microseconds per sample).
             self.spin_s = min(self.spin_s, max(covering_spin_s(_upper_quartile(spans)), self.spin_s / 2))
@@ -346,7 +346,7 @@ class JudgedTimer:
             self.buffers.draw_next(k, self.seed, self.index)
         self._sync()
         batch = self.link.time(
-            self.sets, "solution", self._spin_cycles(), 0, self.protocol, timeout_s=self._batch_timeout_s()
+            self.sets, "solution", self._spin_cycles(), 0, self.method.name, timeout_s=self._batch_timeout_s()
         )
         self._check_sum(batch)
         for k, reading in zip(self.sets, batch.readings, strict=True):
@@ -389,14 +389,14 @@ class JudgedTimer:
 
     def _calibration_batch(self) -> Batch:
         """The same samples with the known spin (the empty call on the CPU) in the solution's place."""
-        known = self.known_cycles if self.protocol == "arena" else 0
-        batch = self.link.time(self.sets, "spin", self._spin_cycles(), known, self.protocol)
+        known = self.known_cycles if self.method.calibration_check else 0
+        batch = self.link.time(self.sets, "spin", self._spin_cycles(), known, self.method.name)
         self._check_sum(batch)
         return batch
 
     def _note_waiting(self, readings: list[Reading]) -> None:
         """Count batches that show a call waiting for the GPU; switch to timing it with its wait included."""
-        if self.protocol != "arena" or self.host_waits:
+        if not self.method.covering_spin or self.host_waits:
             return
         waiting = bool(readings) and all(_uncovered(r) and r.start_passed for r in readings)
         self.waiting_batches = self.waiting_batches + 1 if waiting else 0
@@ -419,12 +419,12 @@ class JudgedTimer:
             )
 
     def _spin_cycles(self) -> int:
-        return int(self.spin_s * self.cycles_per_s) if self.protocol == "arena" else 0
+        return int(self.spin_s * self.cycles_per_s) if self.method.covering_spin else 0
 
     # --- the judge's own GPU measurements ---
 
     def _sync(self) -> None:
-        if self.protocol != "cpu":
+        if self.method.on_gpu:
             import torch
 
             torch.cuda.synchronize()
@@ -435,7 +435,7 @@ class JudgedTimer:
             return 0.0  # nothing to subtract: no need to time the empty kernel
         empty: list[float] = []
         while len(empty) < 32:
-            batch = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.protocol)
+            batch = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.method.name)
             empty += [r.elapsed_s for r in batch.readings]
         return event_overhead_s(_median(empty), self.device_name)
 

@@ -6,7 +6,8 @@ What it can do is make tampering from Python harder: every function it relies on
 is built, before the submission is imported, so replacing `torch.cuda.Event.elapsed_time`,
 `torch.cuda.synchronize`, `torch.Tensor.copy_` or `time.perf_counter` afterwards does not reach it.
 
-GPU sample (`arena` protocol), all on the legacy default stream, where CUDA submissions launch:
+GPU sample (the `arena` method; runner/timing/methods/ says what each method does), all on the legacy default
+stream, where CUDA submissions launch:
 
     read 4x L2 -> A -> spin -> START -> [known spin] -> solution(...) -> STOP -> copy outputs to snapshots -> sync
 
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from runner.timing.gpu import FLUSH_L2_MULTIPLE, MIN_FLUSH_BYTES
+from runner.timing.methods import METHODS, TimingMethod, UnknownMethodError
 
 if TYPE_CHECKING:
     import torch
@@ -91,6 +93,8 @@ class Harness:
         self._tensor_type = torch.Tensor
         self._modes = (torch._C._len_torch_function_stack, torch._C._len_torch_dispatch_stack)
         self._memmove = ctypes.memmove
+        # Bound now like the functions above: a registry the submission rewrites later does not reach samples.
+        self._methods: dict[str, TimingMethod] = dict(METHODS)
         if device != "cuda":
             return
         libcuda = ctypes.CDLL("libcuda.so.1")
@@ -139,17 +143,27 @@ class Harness:
             self._sync()
         return {"threads": [before, thread_count(self._listdir)], "returned_tensor": returned}
 
+    def method(self, name: str) -> TimingMethod:
+        """The timing method the judge named (the `protocol` of its `time` message)."""
+        method = self._methods.get(name)
+        if method is None:
+            raise UnknownMethodError(f"no timing method is named {name!r}; the methods are: {', '.join(self._methods)}")
+        return method
+
     def time_gpu(
         self, target: CallSet, run: bool, spin_cycles: int, known_cycles: int, protocol: str
     ) -> dict[str, Any]:
-        """One GPU sample of `target`; with `run` False the known spin (or, at 0 cycles, the empty kernel) takes
-        the solution's place, and the snapshot copies are made all the same."""
+        """One GPU sample of `target` as the method named `protocol` takes it; with `run` False the known spin
+        (or, at 0 cycles, the empty kernel) takes the solution's place, and the snapshot copies are made all the
+        same."""
         record, a, start, stop, stream = self._record, self._a, self._start, self._stop, self._stream
-        if protocol == "seed":
+        method = self.method(protocol)
+        if method.syncs_before_sample:
             self._sync()
         host_start = self._perf()
-        if protocol == "arena":
+        if method.flushes_l2:
             self._sum(self._flush, dim=0, out=self._flush_out)
+        if method.covering_spin:
             record(a, stream)
             self._sleep(spin_cycles)
         record(start, stream)
@@ -161,12 +175,12 @@ class Harness:
         call_s = self._perf() - call_start
         # Whether the GPU had already passed START when the call returned: always so for a call that waits for
         # the GPU inside (a synchronise, `.item()`, a blocking copy), which no covering spin can change.
-        start_passed = self._query(start) if protocol == "arena" else None
+        start_passed = self._query(start) if method.covering_spin else None
         record(stop, stream)
         self.snapshot(target)
         host_span = self._perf() - host_start
         self._sync()
-        covered = self._elapsed(a, start) / 1e3 if protocol == "arena" else None
+        covered = self._elapsed(a, start) / 1e3 if method.covering_spin else None
         return {
             "elapsed_s": self._elapsed(start, stop) / 1e3,
             "covered_s": covered,

@@ -1,4 +1,4 @@
-"""Timing of one test case: stopping criteria, timers, and the measurement loop."""
+"""Timing of one test case: the timing methods (methods/), stopping criteria, and the measurement loop."""
 
 from runner.timing.measurement import Measurement, measure_case
 

@@ -1,11 +1,18 @@
-"""Stopping criteria: small classes with reset/add/is_finished, defaults in the constructor."""
+"""Stopping criteria: small classes with reset/add/is_finished, defaults in the constructor, registered by name.
+
+As in nvbench, a timing method names its criterion ("cv", "median-rse") instead of importing a class, so a
+new criterion is one class with `@register("its-name")` and a method that names it.
+"""
 
 from __future__ import annotations
 
 import bisect
+import inspect
 import math
 import statistics
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 
 class StoppingCriterion(ABC):
@@ -27,13 +34,51 @@ class StoppingCriterion(ABC):
         """True once the criterion is satisfied (the caller also enforces sample and time caps)."""
 
 
+class UnknownCriterionError(LookupError):
+    """A criterion name that nothing registered."""
+
+
+CRITERIA: dict[str, type[StoppingCriterion]] = {}
+_Criterion = TypeVar("_Criterion", bound=type[StoppingCriterion])
+
+
+def register(name: str) -> Callable[[_Criterion], _Criterion]:
+    """Class decorator: make a criterion available to `criterion_named` under `name`."""
+
+    def add(cls: _Criterion) -> _Criterion:
+        if name in CRITERIA:
+            raise ValueError(f"a stopping criterion named {name!r} is already registered ({CRITERIA[name].__name__})")
+        cls.name = name
+        CRITERIA[name] = cls
+        return cls
+
+    return add
+
+
+def criterion_named(name: str, **params: Any) -> StoppingCriterion:
+    """A fresh criterion of the registered `name`, built with `params` (its constructor's keyword arguments)."""
+    cls = criterion_class(name)
+    accepted = set(inspect.signature(cls).parameters)
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise TypeError(f"stopping criterion {name!r} takes {sorted(accepted)}, not {unknown}")
+    return cls(**params)
+
+
+def criterion_class(name: str) -> type[StoppingCriterion]:
+    try:
+        return CRITERIA[name]
+    except KeyError:
+        known = ", ".join(sorted(CRITERIA))
+        raise UnknownCriterionError(f"no stopping criterion is named {name!r}; the registered ones: {known}") from None
+
+
+@register("cv")
 class CoefficientOfVariation(StoppingCriterion):
     """The seed's rule: stop once the CV (stdev / mean) of per-sample GFLOPS is under `target_cv`.
 
     GFLOPS is flops / runtime, so the CV is taken over 1 / runtime; the flop count cancels out.
     """
-
-    name = "cv"
 
     def __init__(self, target_cv: float = 0.01, min_samples: int = 5) -> None:
         super().__init__()
@@ -51,6 +96,7 @@ class CoefficientOfVariation(StoppingCriterion):
         return len(self.runtimes) >= self.min_samples and self.cv() < self.target_cv
 
 
+@register("median-rse")
 class MedianRelativeError(StoppingCriterion):
     """Stop once the relative standard error of the median runtime is under `target_rse`.
 
@@ -60,7 +106,6 @@ class MedianRelativeError(StoppingCriterion):
     outliers cannot stall or fool it. `min_time_s` requires enough summed runtime before stopping.
     """
 
-    name = "median-rse"
     _Z = 1.96
 
     def __init__(self, target_rse: float = 0.005, min_samples: int = 10, min_time_s: float = 0.0) -> None:

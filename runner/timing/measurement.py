@@ -12,6 +12,7 @@ from typing import Any
 from runner.api import CaseTiming, MeasureConfig
 from runner.errors import ImplausibleTimeError
 from runner.timing.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
+from runner.timing.methods import method_named
 
 BoundCall = Callable[[], object]
 # A timer runs one call and returns its runtime in seconds, or None when the sample must be discarded. What a
@@ -20,9 +21,8 @@ SampleTimer = Callable[[Any], float | None]
 
 
 def make_criterion(config: MeasureConfig) -> StoppingCriterion:
-    if config.method == "arena":
-        return MedianRelativeError(config.target_rse, config.min_samples, config.min_time_s)
-    return CoefficientOfVariation(config.target_cv, config.min_samples)
+    """The stopping criterion the configured method names, with its parameters from `config`."""
+    return method_named(config.method).make_criterion(config)
 
 
 @dataclass

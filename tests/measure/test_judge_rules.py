@@ -13,10 +13,11 @@ import pytest
 from runner.judge import host_load
 from runner.judge.judged_timer import WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
 from runner.judge.launcher_link import Reading
+from runner.timing.methods.arena import ARENA
 
 
 def _timer() -> JudgedTimer:
-    return JudgedTimer(link=None, buffers=None, verify=lambda _k: None, protocol="arena", seed=1, index=0)  # type: ignore[arg-type]
+    return JudgedTimer(link=None, buffers=None, verify=lambda _k: None, method=ARENA, seed=1, index=0)  # type: ignore[arg-type]
 
 
 def _reading(*, covered: float, span: float, passed: bool, elapsed: float = 10e-6) -> Reading:

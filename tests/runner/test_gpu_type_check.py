@@ -13,6 +13,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+# The bot's side: GPU hosts run the runner tests without the bot's packages (discord.py, asyncpg).
+pytest.importorskip("discord")
+pytest.importorskip("asyncpg")
+
 from bot.runners import RunnerSet
 from bot.ui.moderation import render_runners
 from runner.api import GpuInfo, HealthInfo, ValidateRequest

@@ -99,7 +99,7 @@ def test_an_unknown_gpu_gets_a_slug_of_its_name_and_no_peaks():
     assert same_gpu_type("a100-sxm4-80gb", "NVIDIA A100-SXM4-80GB")
 
 
-def test_compile_flags_for_hopper_are_unchanged():
+def test_compile_flags_for_hopper_build_sm_90a_machine_code_in_one_pass():
     assert cuda_arch((9, 0)) == "sm_90a"
     assert compile_flags(cuda_arch((9, 0))) == [
         "-O3",
@@ -108,7 +108,7 @@ def test_compile_flags_for_hopper_are_unchanged():
         "-Xcompiler",
         "-fPIC",
         "-lineinfo",
-        "-arch=sm_90a",
+        "-gencode=arch=compute_90a,code=sm_90a",
     ]
 
 
