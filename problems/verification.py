@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -152,40 +151,3 @@ def describe_mismatch(details: dict[str, Any]) -> str:
     if details.get("non_finite"):
         parts.append(f"{details['non_finite']} NaN/Inf (never written?)")
     return "; ".join(parts)
-
-
-# A batched check passes only what the exact one surely passes: its bounds are this much tighter than
-# compare_outputs' own, far more than the rounding of a per-set mean taken in another order can move them.
-BATCH_MARGIN = 1e-6
-# Most float64 elements one batched comparison stacks at once (2 GiB for the pair and their difference).
-BATCH_MAX_ELEMENTS = 64 * 1024 * 1024
-
-
-def all_within_tolerance(expected: Sequence[torch.Tensor], actual: Sequence[torch.Tensor], tol: Tolerance) -> bool:
-    """Whether every actual[i] matches expected[i] as compare_outputs would pass it, checked for all pairs at
-    once. True is certain; False only means "check each with compare_outputs" (it may still pass there, or fail
-    with the details). Floating outputs of one shape only; anything else answers False."""
-    import torch
-
-    if not expected or len(expected) != len(actual):
-        return False
-    shape = tuple(expected[0].shape)
-    tensors = [*expected, *actual]
-    if any(tuple(t.shape) != shape or not t.dtype.is_floating_point for t in tensors):
-        return False
-    per_set = max(expected[0].numel(), 1)
-    chunk = max(1, BATCH_MAX_ELEMENTS // per_set)
-    for start in range(0, len(expected), chunk):
-        # Widened before stacking: not every element type can be stacked (float8), and float64 is what
-        # compare_outputs computes in.
-        exp = torch.stack([e.detach().reshape(-1).to(torch.float64) for e in expected[start : start + chunk]])
-        act = torch.stack([a.detach().reshape(-1).to(torch.float64) for a in actual[start : start + chunk]])
-        if exp.shape[1] == 0:
-            continue
-        rms = torch.sqrt(torch.mean(exp * exp, dim=1, keepdim=True))
-        scale = torch.where(rms > 0, rms, torch.ones_like(rms))
-        bound = (tol.atol * scale + tol.rtol * exp.abs()) * (1.0 - BATCH_MARGIN)
-        # NaN compares false, so a poisoned (never written) element fails the batch.
-        if not bool(((act - exp).abs() <= bound).all()):
-            return False
-    return True

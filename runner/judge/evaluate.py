@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from problems.base import DeviceKind, Problem, TestCase
-from problems.verification import all_within_tolerance, describe_mismatch, is_poisoned
+from problems.verification import describe_mismatch, is_poisoned
 from runner.api import (
     CaseTiming,
     ErrorInfo,
@@ -352,26 +352,9 @@ def _run_benchmark(
                 f"The output of case {case['name']} was wrong on a timed call: {describe_mismatch(details)}"
             )
 
-    def verify_all(sets: list[int]) -> bool:
-        # Only a problem that keeps the standard check may be checked in one go: a check of its own may look at
-        # each output as a whole (a permutation, a top-k), which stacking the sets would change.
-        if type(ev.problem).verify_result is not Problem.verify_result:
-            return False
-        _sync(ev)
-        tol = ev.problem.tolerances[ev.request.dtype]
-        outputs = len(buffers.sets[sets[0]].outputs) if sets else 0
-        return all(
-            all_within_tolerance(
-                [buffers.sets[k].expected[i] for k in sets], [buffers.sets[k].outputs[i] for k in sets], tol
-            )
-            for i in range(outputs)
-        )
-
     try:
         _share(ev, link, buffers, reset_l2=method.flushes_l2)
-        timer = JudgedTimer(
-            link, buffers, verify, method, seed, index, device_name=ev.device, sensors=sensors, verify_all=verify_all
-        )
+        timer = JudgedTimer(link, buffers, verify, method, seed, index, device_name=ev.device, sensors=sensors)
         with _failures_on(case["name"], timed=True):
             timing = measure_case(
                 [None],

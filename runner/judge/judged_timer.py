@@ -155,8 +155,6 @@ class JudgedTimer:
     index: int
     device_name: str = ""
     sensors: GpuSensors | None = None
-    # Whether every listed set's output is surely right, checked at once (False: check each with `verify`).
-    verify_all: Callable[[list[int]], bool] | None = None
     spin_s: float = MIN_SPIN_S
     overhead_s: float = 0.0
     cycles_per_s: float = 2.0e9  # an upper bound on the SM clock until measured
@@ -351,11 +349,8 @@ class JudgedTimer:
             self.sets, "solution", self._spin_cycles(), 0, self.method.name, timeout_s=self._batch_timeout_s()
         )
         self._check_sum(batch)
-        # The per-set checks keep their order (the first set's faults are named first) either way.
-        all_right = self.verify_all is not None and self.verify_all(self.sets)
         for k, reading in zip(self.sets, batch.readings, strict=True):
-            if not all_right:
-                self.verify(k)
+            self.verify(k)
             if not self.buffers.snapshots_match(k):
                 raise IntegrityError(
                     f"On case {self.case_name} the output changed after the stop event: work was still running "
