@@ -7,11 +7,13 @@ checked on its own; the honest corpus (tests/honest) and the adversarial suite r
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from runner.errors import HostTooNoisyError, IntegrityError
 from runner.judge import host_load
-from runner.judge.judged_timer import WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
+from runner.judge.judged_timer import RECHECK_BATCHES, WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
 from runner.judge.launcher_link import Reading
 from runner.timing.methods.arena import ARENA
 
@@ -93,3 +95,28 @@ def test_cpu_pressure_falls_back_to_the_load_average(tmp_path: Path, monkeypatch
     pressure = host_load.CpuPressure()
     pressure.start()
     assert pressure.busy()
+
+
+def _checked_cpu_timer(clock: WallClock) -> JudgedTimer:
+    """A CPU-method timer whose checked batches are `clock` (no launcher: the batches are all taken)."""
+    from runner.timing.methods.cpu import CPU
+
+    buffers = SimpleNamespace(case={"name": "m=1024,k=1024"}, sets=[None] * 3)  # what the messages read
+    timer = JudgedTimer(link=None, buffers=buffers, verify=lambda _k: None, method=CPU, seed=1, index=0)  # type: ignore[arg-type]
+    timer.wall = clock
+    return timer
+
+
+def test_a_moderate_cpu_shortfall_asks_for_a_rerun_and_accuses_no_one() -> None:
+    # As seen on a 2-core virtual machine with an honest torch.mv: 340 µs reported against 510 µs on the clock,
+    # every batch alike (no pause to discount), and the host not busy by its pressure figures.
+    clock = _wall([660e-6] * RECHECK_BATCHES, [150e-6] * RECHECK_BATCHES, reported=340e-6)
+    with pytest.raises(HostTooNoisyError, match="run it again"):
+        _checked_cpu_timer(clock).check()
+
+
+def test_a_gross_cpu_shortfall_is_still_an_integrity_failure() -> None:
+    # Readings at a twentieth of the clock's estimate: more than any harness work or pause explains.
+    clock = _wall([660e-6] * RECHECK_BATCHES, [150e-6] * RECHECK_BATCHES, reported=25e-6)
+    with pytest.raises(IntegrityError, match="clock"):
+        _checked_cpu_timer(clock).check()
