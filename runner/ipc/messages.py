@@ -182,10 +182,6 @@ def encode_reply(reply: Reply) -> dict[str, Any]:
     return {"ok": True, **body}
 
 
-def decode_ok(raw: dict[str, Any]) -> None:
-    """A reply that carries nothing but success (or a Failed, which the caller handled before)."""
-
-
 def decode_called(raw: dict[str, Any]) -> Called:
     return Called(_threads(raw.get("threads")), raw.get("returned_tensor") is True)
 
