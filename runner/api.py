@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DType = Literal["float32", "float16", "bfloat16"]
 Language = Literal["cuda", "python", "triton"]
-Mode = Literal["test", "benchmark", "ranked"]
+Mode = Literal["test", "benchmark", "ranked", "profile"]
 Method = Literal["arena", "seed", "cpu"]
 ScoreMetric = Literal["gflops", "gbps"]
 SubmissionStatus = Literal["passed", "failed", "error"]
@@ -37,6 +37,7 @@ ErrorCode = Literal[
     "cancelled",
     "host_busy",
     "memory_limit",
+    "profiler_unavailable",
 ]
 
 MAX_SOURCE_BYTES = 256 * 1024
@@ -85,6 +86,9 @@ class JobRequest(_Model):
     source: str = Field(max_length=MAX_SOURCE_BYTES)
     dtype: DType = "float32"
     mode: Mode = "benchmark"
+    profile_case: int | None = Field(
+        None, ge=0, description="mode `profile`: the test case to profile, by index; default the largest"
+    )
     device_kind: Literal["auto", "gpu", "cpu"] = "auto"
     measure: MeasureConfig = MeasureConfig()
     seed: int | None = Field(None, description="input seed; drawn fresh per job when absent")
@@ -141,6 +145,78 @@ class CaseTiming(_Model):
     )
 
 
+class StallReason(_Model):
+    """One warp-stall reason of a kernel: Nsight Compute's cycles per issued instruction spent in it."""
+
+    name: str = Field(description="ncu's reason, e.g. long_scoreboard (waiting on an L1TEX load)")
+    cycles_per_issue: float
+    share: float = Field(description="fraction of all stall cycles per issue, 0 to 1")
+
+
+class KernelProfile(_Model):
+    """What Nsight Compute measured for one kernel the call launched (summed over its launches)."""
+
+    name: str = Field(description="the kernel's function name, without its parameter list")
+    signature: str = Field("", description="the demangled name with its parameters")
+    launches: int = 1
+    duration_us: float = Field(description="gpu__time_duration summed over the launches")
+    sm_throughput_pct: float | None = None
+    memory_throughput_pct: float | None = None
+    dram_throughput_pct: float | None = None
+    achieved_occupancy_pct: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    registers_per_thread: int | None = None
+    shared_memory_per_block_bytes: int | None = Field(None, description="static plus dynamic")
+    block: tuple[int, int, int] | None = None
+    grid: tuple[int, int, int] | None = None
+    stalls: list[StallReason] = Field(default_factory=list, description="the top reasons, largest first")
+    dram_bytes_read: int | None = None
+    dram_bytes_written: int | None = None
+    flops: int | None = Field(None, description="FP adds, multiplies and 2 per FMA the SASS counters saw")
+    tensor_instructions: int | None = Field(None, description="tensor-pipe instructions: their FLOPs are not counted")
+
+    @property
+    def dram_bytes(self) -> int | None:
+        if self.dram_bytes_read is None or self.dram_bytes_written is None:
+            return None
+        return self.dram_bytes_read + self.dram_bytes_written
+
+
+class ProfileArtifact(_Model):
+    """A file that comes with a profile: the full text report, the .ncu-rep, the PTX and SASS."""
+
+    name: str = Field(min_length=1, max_length=64)
+    data_b64: str = Field(description="the file's bytes, base64")
+
+
+class ProfileReport(_Model):
+    """Mode `profile`: one test case run once under Nsight Compute, after the usual correctness check."""
+
+    case_index: int
+    case_name: str
+    tool: str = Field("", description="the profiler's name and version")
+    kernels: list[KernelProfile] = Field(default_factory=list, description="the top kernels by duration")
+    kernel_count: int = Field(0, description="every kernel launch profiled, beyond the ones listed")
+    formula_flops: int = Field(0, description="the problem's FLOP count for the case")
+    formula_bytes: int = Field(0, description="the problem's byte count for the case")
+    notes: list[str] = Field(default_factory=list)
+    artifacts: list[ProfileArtifact] = Field(default_factory=list)
+
+    @property
+    def duration_us(self) -> float:
+        return sum(k.duration_us for k in self.kernels)
+
+    @property
+    def measured_flops(self) -> int | None:
+        counted = [k.flops for k in self.kernels]
+        return None if not counted or any(f is None for f in counted) else sum(f for f in counted if f is not None)
+
+    @property
+    def measured_dram_bytes(self) -> int | None:
+        counted = [k.dram_bytes for k in self.kernels]
+        return None if not counted or any(b is None for b in counted) else sum(b for b in counted if b is not None)
+
+
 class SubmissionResult(_Model):
     """The outcome of one job."""
 
@@ -164,6 +240,7 @@ class SubmissionResult(_Model):
     notes: list[str] = Field(
         default_factory=list, description="static tripwires in the source, for reviewers; never part of a verdict"
     )
+    profile: ProfileReport | None = Field(None, description="mode `profile`: what Nsight Compute measured")
 
     @property
     def score(self) -> float | None:
@@ -276,6 +353,8 @@ class HealthInfo(_Model):
     queue_depth: int
     max_queue: int
     sandbox: Literal["full", "network", "none"]
+    profiling: bool = Field(False, description="whether mode `profile` can run here (ncu, and counters allowed)")
+    profiling_note: str | None = Field(None, description="why not, when it cannot")
     torch_loaded: bool = Field(description="whether the daemon process itself imported torch (it must not)")
 
 
