@@ -100,3 +100,15 @@ class HostTooNoisyError(SubmissionError):
     submission: the run can simply be tried again."""
 
     code = "host_busy"
+
+
+class BadRequestError(SubmissionError):
+    """The job asks for something its problem does not have (a test case past the last one)."""
+
+    code = "bad_request"
+
+
+class ProfilerUnavailableError(SubmissionError):
+    """Mode `profile` on a runner that cannot profile: no GPU, no ncu, or counters restricted to admins."""
+
+    code = "profiler_unavailable"

@@ -43,6 +43,7 @@ from runner.daemon.metrics import Metrics
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
 from runner.host.sandbox import SandboxLevel
+from runner.profiling.availability import jobs_run_as_root, profiling_support
 from runner.settings import RunnerSettings, SettingsError
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,10 @@ async def health(request: web.Request) -> web.Response:
         )
         for g in manager.gpus
     ]
+    uid_base = manager.executor.sandbox.policy.uid_base if manager.executor is not None else None
+    support = await asyncio.to_thread(
+        profiling_support, any(s.is_gpu for s in manager.slots), jobs_run_as_root(uid_base)
+    )
     info = HealthInfo(
         status="ok" if level is SandboxLevel.FULL else "degraded",
         name=settings.name,
@@ -197,6 +202,8 @@ async def health(request: web.Request) -> web.Response:
         queue_depth=len(manager.queue),
         max_queue=settings.max_queue,
         sandbox=level.value,  # type: ignore[arg-type]
+        profiling=support.available,
+        profiling_note=support.note,
         torch_loaded="torch" in sys.modules,
     )
     return _json(info)

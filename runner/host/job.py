@@ -35,7 +35,7 @@ from runner.api import (
 )
 from runner.daemon.device_peaks import device_peaks
 from runner.daemon.devices import Slot, default_slot
-from runner.errors import CompileError, trim_log
+from runner.errors import CompileError, SubmissionError, trim_log
 from runner.host.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
 from runner.host.executor import (
     DEFAULT_JOB_TIMEOUT_S,
@@ -50,6 +50,8 @@ from runner.host.executor import (
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.host.sandbox import JobDir, python_command
 from runner.judge.tripwires import source_notes
+from runner.profiling.availability import ProfilingSupport, jobs_run_as_root, profiling_support
+from runner.profiling.run import profile_submission
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +168,10 @@ class _JobRun:
         the library is in place."""
         assert self.warm is not None
         await self.emit(JobEvent(seq=0, type="accepted", message=self.device))
+        if self.request.mode == "profile":
+            support = self.profiling_support()
+            if not support.available:
+                return self.fail("profiler_unavailable", support.note or "This runner cannot profile.")
         await self.stage_request()
         self.warm.go()
         if self.request.language == "cuda":
@@ -173,7 +179,40 @@ class _JobRun:
             if failed is not None:
                 return failed  # the gate closes with the processes: nothing was loaded
         self.warm.built()
-        return await self.evaluate()
+        result = await self.evaluate()
+        if result.mode == "profile" and result.status == "passed" and result.profile is not None:
+            return await self.profile(result)
+        return result
+
+    def profiling_support(self) -> ProfilingSupport:
+        on_gpu = self.slot.is_gpu and self.request.device_kind != "cpu"
+        return profiling_support(on_gpu, jobs_run_as_root(self.executor.sandbox.policy.uid_base))
+
+    async def profile(self, result: SubmissionResult) -> SubmissionResult:
+        """After the tests passed (the judge and the launcher have ended): the judge's chosen case under Nsight
+        Compute, in a sandboxed process of the job's own."""
+        assert result.profile is not None
+        await self.emit(JobEvent(seq=0, type="benchmark_case", phase="profile", message="profiling"))
+        start = time.monotonic()
+        limit = min(self.executor.deadlines.benchmark_s, self.started + self.executor.deadlines.job_s - start)
+        try:
+            report = await profile_submission(
+                self.executor.sandbox,
+                self.job,
+                self.request,
+                result.profile,
+                slot_env=job_env(self.slot, self.request),
+                arch=cuda_arch(self.slot.capability) if self.request.language == "cuda" else None,
+                limit_s=limit,
+                output_limit=self.executor.output_limit,
+                memory_limit=self.executor.memory_limit_bytes,
+            )
+        except SubmissionError as exc:
+            if exc.code == "internal":
+                log.error("job %s: %s\n%s", self.request.submission_id, exc.message, exc.log or "")
+            return self.fail(exc.code, exc.message, exc.log or "")
+        self.phases["profile"] = round(time.monotonic() - start, 4)
+        return result.model_copy(update={"profile": report})
 
     async def finish(self, result: SubmissionResult) -> SubmissionResult:
         """Stamp the runner's own phase times on the result and send `done` (after the cleanup: the slot and

@@ -204,6 +204,9 @@ def needed_paths(python: str, env: Mapping[str, str], extra: Sequence[str] = ())
     nvcc = shutil.which("nvcc")
     if nvcc:
         paths += [nvcc, str(Path(os.path.realpath(nvcc)).parent.parent)]  # the CUDA toolkit's root
+    ncu = shutil.which("ncu")
+    if ncu:
+        paths += [ncu, str(Path(os.path.realpath(ncu)).parent)]  # Nsight Compute's install tree (mode profile)
     for name in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(name):
             paths.append(env[name])
@@ -358,9 +361,10 @@ class Sandbox:
         """The whole environment of the job: the allowlist plus private locations for everything that caches."""
         scratch = job.scratch
         path = [str(Path(self.policy.python).parent)]
-        nvcc = shutil.which("nvcc")
-        if nvcc:
-            path.append(str(Path(nvcc).parent))
+        for tool in ("nvcc", "ncu"):  # ncu: mode profile runs it inside the sandbox
+            found = shutil.which(tool)
+            if found:
+                path.append(str(Path(found).parent))
         env = dict(self.policy.env)
         env.update(
             {

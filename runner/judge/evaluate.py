@@ -26,12 +26,14 @@ from runner.api import (
     JobRequest,
     MeasureConfig,
     MeasuredPeaks,
+    ProfileReport,
     SubmissionResult,
     TestOutcome,
     arithmetic_mean,
     geometric_mean,
 )
 from runner.errors import (
+    BadRequestError,
     ImplausibleTimeError,
     NoGpuError,
     SolutionRuntimeError,
@@ -97,7 +99,9 @@ class Evaluation:
         finally:
             self.phase_seconds[name] = round(self.phase_seconds.get(name, 0.0) + time.perf_counter() - start, 4)
 
-    def result(self, status: Any, error: ErrorInfo | None = None) -> SubmissionResult:
+    def result(
+        self, status: Any, error: ErrorInfo | None = None, profile: ProfileReport | None = None
+    ) -> SubmissionResult:
         req = self.request
         gflops = [t.gflops for t in self.timings]
         gbps = [t.gbps for t in self.timings]
@@ -121,6 +125,7 @@ class Evaluation:
             error=error,
             phase_seconds=self.phase_seconds,
             notes=source_notes(req.language, req.source) + _timing_notes(self.timings),
+            profile=profile,
         )
 
 
@@ -193,6 +198,9 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
                 raise WrongAnswerError(f"Wrong answer on case {case['name']}: {outcome.message}")
     if req.mode == "test":
         return ev.result("passed")
+    if req.mode == "profile":
+        # The runner profiles the case in a process of its own (runner.profiling.run); the judge only names it.
+        return ev.result("passed", profile=profile_target(ev.problem, cases, req.dtype, req.profile_case))
 
     with ev.phase("benchmark"):
         config = _measure_config(ev)
@@ -204,6 +212,23 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
     return ev.result("passed")
+
+
+def profile_target(problem: Problem, cases: Sequence[TestCase], dtype: str, index: int | None) -> ProfileReport:
+    """The case a profile runs (`index`, or the one with the most FLOPs, then bytes) with its formula's figures."""
+    if index is None:
+        index = max(range(len(cases)), key=lambda i: (problem.get_flops(cases[i]), problem.get_bytes(cases[i], dtype)))
+    elif index >= len(cases):
+        raise BadRequestError(
+            f"{problem.slug} has {len(cases)} test cases (0 to {len(cases) - 1}); there is no case {index} to profile."
+        )
+    case = cases[index]
+    return ProfileReport(
+        case_index=index,
+        case_name=str(case["name"]),
+        formula_flops=problem.get_flops(case),
+        formula_bytes=problem.get_bytes(case, dtype),
+    )
 
 
 def _prepare(ev: Evaluation, link: LauncherLink, cases: Sequence[TestCase]) -> None:
