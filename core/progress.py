@@ -160,6 +160,8 @@ class ProgressState:
             return f"🧪 Testing{where}{retry}"
         if last.type == "test_case" and last.index is not None and last.count:
             return f"🧪 Test case {last.index + 1}/{last.count}{where}{retry}"
+        if last.type == "benchmark_case" and last.phase == "profile":
+            return f"🔬 Profiling {last.message.removeprefix('profiling ')} under Nsight Compute{where}{retry}"
         if last.type == "benchmark_case" and last.index is not None and last.count:
             return f"⏱️ Benchmark case {last.index + 1}/{last.count}{where}{retry}"
         if last.type == "done":

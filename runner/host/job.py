@@ -192,7 +192,15 @@ class _JobRun:
         """After the tests passed (the judge and the launcher have ended): the judge's chosen case under Nsight
         Compute, in a sandboxed process of the job's own."""
         assert result.profile is not None
-        await self.emit(JobEvent(seq=0, type="benchmark_case", phase="profile", message="profiling"))
+        await self.emit(
+            JobEvent(
+                seq=0,
+                type="benchmark_case",
+                phase="profile",
+                index=result.profile.case_index,
+                message=f"profiling case {result.profile.case_name}",
+            )
+        )
         start = time.monotonic()
         limit = min(self.executor.deadlines.benchmark_s, self.started + self.executor.deadlines.job_s - start)
         try:

@@ -54,6 +54,14 @@ def test_state_reads_like_the_job_moves_and_restarts_on_a_retry() -> None:
     assert state.done and state.status == "📝 Recording the result"
 
 
+def test_a_profile_reads_as_profiling_its_case() -> None:
+    state = ProgressState()
+    state.apply(event(1, "accepted", message="NVIDIA H100 80GB HBM3"))
+    state.apply(event(2, "test_case", index=3, count=4))
+    state.apply(event(3, "benchmark_case", phase="profile", index=3, message="profiling case m=4096,n=4096,k=4096"))
+    assert state.status == "🔬 Profiling case m=4096,n=4096,k=4096 under Nsight Compute on NVIDIA H100 80GB HBM3"
+
+
 def test_throttle_allows_one_edit_per_interval() -> None:
     throttle = EditThrottle(1.0)
     assert throttle.wait_s(100.0) == 0.0
