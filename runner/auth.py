@@ -242,9 +242,7 @@ class Verifier:
         if self._log is not None:
             self._log.close()
 
-    def verify(
-        self, method: str, path_qs: str, body: bytes, timestamp: str | None, provided: str | None
-    ) -> Accepted:
+    def verify(self, method: str, path_qs: str, body: bytes, timestamp: str | None, provided: str | None) -> Accepted:
         """Raise AuthError unless the request is signed, fresh and new; remember it in memory."""
         if not timestamp or not provided:
             raise AuthError("missing", f"Sign the request: send {TIMESTAMP_HEADER} and {SIGNATURE_HEADER}.")
