@@ -69,7 +69,10 @@ class RunnerSettings(BaseSettings):
         2048, ge=0, description="bound of the compiled-kernel cache; least recently used entries go first; 0: off"
     )
     python: str = Field(default_factory=lambda: sys.executable, description="interpreter for workers")
-    warm_workers: bool = Field(True, description="each slot starts its next job's processes ahead")
+    warm_workers: bool = Field(True, description="each slot starts its next jobs' processes ahead")
+    warm_ahead: int = Field(
+        2, ge=1, le=4, description="with warm_workers: how many jobs' processes each slot keeps started ahead"
+    )
 
     # Deadlines that fit the work: a template bomb once held nvcc for the old 120 s, and a persistent kernel the
     # GPU for the old 300 s benchmark deadline. Inside the benchmark, each batch of timed calls also has its own

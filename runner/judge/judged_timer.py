@@ -38,11 +38,12 @@ MIN_CHECKED_BATCHES = 5
 # before the verdict, once: the median of more batches separates host noise from hidden work, which does
 # not average away.
 RECHECK_BATCHES = 15
-# Batches hold as many samples as fit this much kernel time (at most one per input set): big batches for
-# small kernels, where the wall clock needs many samples to average the host's jitter; one sample for a kernel
-# that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
-BATCH_BUDGET_S = 20e-3
+# Batches hold as many samples as fit the method's batch budget (TimingMethod.batch_budget_s; at most one per input
+# set): big batches for small kernels, where the wall clock needs many samples to average the host's jitter; one
+# sample for a kernel that runs for seconds, so that a slow solution is not run dozens of times more than it needs.
 FIRST_BATCH = 3
+# Samples of the empty kernel behind the event-overhead correction.
+EMPTY_SAMPLES = 32
 # A first sample this slow is estimate enough: the other samples of the first batch are not taken.
 SLOW_CALL_S = 5e-3
 # How long threads that outlived a batch get to finish exiting before they count as left running.
@@ -203,7 +204,7 @@ class JudgedTimer:
         self.pending.extend(r.elapsed_s for r in readings)
         estimate = _median([r.elapsed_s for r in readings])
         self.call_estimate_s = max(_median([max(r.host_span_s, r.elapsed_s) for r in readings]), estimate)
-        self.batch_size = max(1, min(len(self.buffers.sets), int(BATCH_BUDGET_S / max(estimate, 1e-7))))
+        self.batch_size = max(1, min(len(self.buffers.sets), int(self.method.batch_budget_s / max(estimate, 1e-7))))
         if not self.method.covering_spin:
             return
         # The first sample of a case pays one-off costs (lazy module loading, first touches): sizing the spin
@@ -449,9 +450,12 @@ class JudgedTimer:
         """The empty kernel's median under the launcher's protocol minus its ncu duration on this GPU model."""
         if self.device_name not in EMPTY_KERNEL_NCU_US:
             return 0.0  # nothing to subtract: no need to time the empty kernel
+        # Empty samples take no time, so they fill every set however few the case's batches use: a case timed one
+        # sample at a time paid 32 round trips here.
+        sets = list(range(min(len(self.buffers.sets), EMPTY_SAMPLES)))
         empty: list[float] = []
-        while len(empty) < 32:
-            batch = self.link.time(self.sets, "spin", self._spin_cycles(), 0, self.method.name)
+        while len(empty) < EMPTY_SAMPLES:
+            batch = self.link.time(sets, "spin", self._spin_cycles(), 0, self.method.name)
             empty += [r.elapsed_s for r in batch.readings]
         return event_overhead_s(_median(empty), self.device_name)
 

@@ -174,7 +174,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import runner.launcher.harness
     import runner.launcher.loader  # noqa: F401
-    from runner.host.compile import use_prebuilt
+    from problems.registry import builtin_problems
+    from runner.host.compile import nvcc_version, use_prebuilt
+
+    # What loading a submission asks for first, found now: the problems (about 0.1 s to import) and nvcc's
+    # version (part of a library's cache key; a subprocess).
+    builtin_problems()
+    nvcc_version()
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     use_prebuilt(args.prebuilt_dir)

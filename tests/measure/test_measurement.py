@@ -115,3 +115,20 @@ def test_a_sample_that_cannot_be_real_stops_the_measurement(bad):
     config = MeasureConfig(method="arena", min_samples=10, max_samples=50)
     with pytest.raises(ImplausibleTimeError):
         Measurement([lambda: None], timer, config, flops=1, bytes=1).run(0, "c", [])
+
+
+def test_the_running_cv_matches_the_exact_statistics_after_every_sample() -> None:
+    import statistics
+
+    draw = noisy(2e-3, 0.3, seed=7)
+    criterion = CoefficientOfVariation(target_cv=1e-9, min_samples=2)
+    for n in range(1, 300):
+        criterion.add(draw())
+        rates = [1 / t for t in criterion.runtimes]
+        exact = statistics.stdev(rates) / statistics.fmean(rates) if n > 1 else float("inf")
+        assert criterion.cv() == pytest.approx(exact, rel=1e-9)
+    criterion.reset()
+    assert criterion.cv() == float("inf")
+    criterion.add(1e-3)
+    criterion.add(2e-3)
+    assert criterion.cv() == pytest.approx(statistics.stdev([1e3, 5e2]) / statistics.fmean([1e3, 5e2]), rel=1e-12)

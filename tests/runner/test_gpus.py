@@ -108,6 +108,8 @@ def test_compile_flags_for_hopper_build_sm_90a_machine_code_in_one_pass():
         "-Xcompiler",
         "-fPIC",
         "-lineinfo",
+        "--threads",
+        "2",
         "-gencode=arch=compute_90a,code=sm_90a",
     ]
 

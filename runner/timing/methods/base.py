@@ -59,6 +59,11 @@ class TimingMethod:
     # Launcher, once before the first case: the seed's warm-up (ten 5000x5000 matmuls) when
     # MeasureConfig.warmup asks for it.
     seed_warmup: bool
+    # Judge: a batch holds as many samples as fit this much call time (at most one per input set). Each sample of a
+    # batch costs a fresh draw and a full check of its output, and each checked batch a calibration batch as
+    # long, so the budget sets how long a case takes; the wall-clock check's resolution per call is the host's
+    # jitter per batch divided by the batch's samples.
+    batch_budget_s: float
 
     @property
     def on_gpu(self) -> bool:

@@ -20,4 +20,5 @@ SEED = TimingMethod(
     event_overhead_correction=False,
     input_sets=1,
     seed_warmup=True,
+    batch_budget_s=20e-3,
 )
