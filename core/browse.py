@@ -16,7 +16,6 @@ from core.leaderboard import Board, get_leaderboard, get_rank
 from core.problems import SLUG, find_problem, require_problem
 from core.ratelimit import remaining
 from core.results import load_result
-from core.results import stored_result as stored_result  # the service reads stored results through here
 from core.settings import RateLimitSettings
 from core.store import jobs, leaderboard, problems, submissions, users
 from core.store.leaderboard import BoardRow

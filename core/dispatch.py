@@ -505,6 +505,7 @@ class Dispatcher:
             source=spec.source,
             dtype=spec.dtype,  # type: ignore[arg-type]
             mode=spec.mode,  # type: ignore[arg-type]
+            profile_case=spec.profile_case,
         )
         log.info("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)
         return await runner.run(job_key(lease.job_id), request, sink)

@@ -48,6 +48,8 @@ class LocalSubmission:
     dtype: str = "float32"
     mode: str = "benchmark"
     user_name: str | None = None
+    profile_case: int | None = None
+    """Mode `profile`: the test case to profile, by index; None: the largest."""
 
 
 CANCELLED_BY_USER = "Cancelled by the user (Ctrl-C) before it finished; it will not run again."
@@ -123,7 +125,15 @@ async def run_local_submission(
     gpu_type = runner.gpu_type
     user = local.user_name or settings.local_user
     request = SubmitRequest(
-        f"local:{user}", user, local.problem.slug, local.file_name, local.data, gpu_type, local.dtype, local.mode
+        f"local:{user}",
+        user,
+        local.problem.slug,
+        local.file_name,
+        local.data,
+        gpu_type,
+        local.dtype,
+        local.mode,
+        profile_case=local.profile_case,
     )
     storing = asyncio.ensure_future(submit(pool, request, settings.rate))
     try:

@@ -6,15 +6,17 @@ a job's result is stored exactly once however many dispatchers raced for it.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import math
 
 import asyncpg
 
-from core.store import jobs, leaderboard, submissions
+from core.store import jobs, leaderboard, profiles, submissions
 from core.store.jobs import Lease
 from core.store.pool import Conn
-from runner.api import CaseTiming, ErrorInfo, SubmissionResult, TestOutcome
+from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult, TestOutcome
 
 log = logging.getLogger(__name__)
 
@@ -80,8 +82,28 @@ async def refresh_board(conn: Conn, sub: submissions.Submission) -> None:
         await leaderboard.refresh_user(conn, group, sub.user_id)
 
 
+def _stored_profile(job_id: int, report: ProfileReport) -> profiles.StoredProfile:
+    """The report as the store keeps it: its JSON, and its files as bytes.
+
+    A file that is not base64 is left out, and a note in the report says so: one bad file must not cost the
+    job its whole result, as an error raised here inside the recording transaction would.
+    """
+    kept: list[profiles.StoredArtifact] = []
+    notes = list(report.notes)
+    for artifact in report.artifacts:
+        try:
+            kept.append(profiles.StoredArtifact(artifact.name, base64.b64decode(artifact.data_b64, validate=True)))
+        except binascii.Error:
+            log.error("job %d: profile file %r is not base64; not stored", job_id, artifact.name)
+            notes.append(f"The file `{artifact.name}` came from the runner unreadable and was not kept.")
+    body = report.model_dump(mode="json", exclude={"artifacts"})
+    body["notes"] = notes
+    return profiles.StoredProfile(body, tuple(kept))
+
+
 async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
-    """Store a finished job: per-case rows, the submission's verdict and score, and its leaderboard rows.
+    """Store a finished job: per-case rows, its profile, the submission's verdict and score, and its leaderboard
+    rows (ranked submissions only: a profile never enters a board).
 
     Returns False, storing nothing, when `lease` no longer holds the job.
     """
@@ -96,6 +118,9 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
         outcome = _outcome(sub, result, runner)
         await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
         await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
+        if result.profile is not None:
+            stored = _stored_profile(lease.job_id, result.profile)
+            await profiles.insert_profile(conn, lease.job_id, stored.report, stored.artifacts)
         await refresh_board(conn, sub)
     log.info("job %d of submission %d %s: %s, score %s", lease.job_id, sub.id, state, outcome.status, outcome.score)
     return True
@@ -202,11 +227,21 @@ def _timing(case: submissions.CaseResult) -> CaseTiming:
     return CaseTiming(index=case.idx, dims=list(case.dims), **fields)
 
 
-def stored_result(sub: submissions.Submission, cases: list[submissions.CaseResult]) -> SubmissionResult:
+def _profile(stored: profiles.StoredProfile) -> ProfileReport:
+    artifacts = [
+        ProfileArtifact(name=a.name, data_b64=base64.b64encode(a.data).decode("ascii")) for a in stored.artifacts
+    ]
+    return ProfileReport.model_validate({**stored.report, "artifacts": artifacts})
+
+
+def stored_result(
+    sub: submissions.Submission, cases: list[submissions.CaseResult], profile: ProfileReport | None = None
+) -> SubmissionResult:
     """The SubmissionResult of the submission's latest run, rebuilt from the store exactly as it was recorded.
 
-    `cases` are the rows of that run's job (`submissions.case_results(conn, sub.result_job_id)`). The verdict is
-    the store's: when the store overruled the runner (a result for another job), the status and error say so.
+    `cases` are the rows of that run's job (`submissions.case_results(conn, sub.result_job_id)`), `profile` its
+    profile. The verdict is the store's: when the store overruled the runner (a result for another job), the
+    status and error say so.
     """
     error = None
     if sub.error_code is not None:
@@ -231,10 +266,14 @@ def stored_result(sub: submissions.Submission, cases: list[submissions.CaseResul
         error=error,
         phase_seconds=sub.phase_seconds,
         notes=sub.notes,
+        profile=profile,
     )
 
 
 async def load_result(conn: Conn, sub: submissions.Submission) -> SubmissionResult:
-    """`stored_result` of `sub`, reading its latest job's case rows."""
-    cases = await submissions.case_results(conn, sub.result_job_id) if sub.result_job_id else []
-    return stored_result(sub, cases)
+    """`stored_result` of `sub`, reading its latest job's case rows and profile."""
+    if sub.result_job_id is None:
+        return stored_result(sub, [])
+    cases = await submissions.case_results(conn, sub.result_job_id)
+    stored = await profiles.get_profile(conn, sub.result_job_id)
+    return stored_result(sub, cases, _profile(stored) if stored is not None else None)

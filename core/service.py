@@ -16,9 +16,9 @@ from pathlib import PurePath
 
 import asyncpg
 
-from core.browse import stored_result
 from core.errors import BadUploadError, UnknownProblemError, UserFacingError
 from core.leaderboard import get_rank
+from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.leaderboard import BoardRow
@@ -151,11 +151,23 @@ class ArenaService:
         mode: str,
         gpu: str | None,
         client_token: str | None,
+        profile_case: int | None = None,
     ) -> SubmitTicket:
-        """Store the submission and its queued job (core `submit`), then read the user's current place."""
+        """Store the submission and its queued job (core `submit`), then read the user's current place.
+
+        `profile_case` is for mode `profile`: the test case to profile (None: the largest)."""
         gpu_type = self.resolve_gpu(gpu)
         request = SubmitRequest(
-            user_external_id, user_name, slug.strip(), file_name, data, gpu_type, dtype, mode, client_token
+            user_external_id,
+            user_name,
+            slug.strip(),
+            file_name,
+            data,
+            gpu_type,
+            dtype,
+            mode,
+            client_token,
+            profile_case,
         )
         receipt = await submit(self.pool, request, self.settings.rate)
         before = await self._rank(request.problem_slug, gpu_type, dtype, user_external_id) if mode == "ranked" else None
@@ -206,8 +218,7 @@ class ArenaService:
         recorded = await self.wait_recorded(ticket.receipt.job_id, timeout_s)
         sub = await get_submission(self.pool, ticket.submission_id)
         if result is None or (recorded and sub.status != result.status):
-            cases = await submissions.case_results(self.pool, sub.result_job_id) if sub.result_job_id else []
-            result = stored_result(sub, cases)
+            result = await load_result(self.pool, sub)
         after = None
         if ticket.mode == "ranked" and recorded:
             after = await self._rank(ticket.slug, ticket.gpu_type, ticket.dtype, ticket.user_external_id, sub.method)

@@ -69,6 +69,10 @@ class DispatchSettings(BaseSettings):
     )
 
 
+MODES = ("test", "benchmark", "ranked", "profile")
+"""Every submission mode; each has a rate-limit bucket of its own."""
+
+
 class RateLimitSettings(BaseSettings):
     """Per-user submission limits for each mode, e.g. ARENA_RATE_RANKED_BURST=5, ARENA_RATE_RANKED_PER_HOUR=30."""
 
@@ -80,10 +84,14 @@ class RateLimitSettings(BaseSettings):
     benchmark_per_hour: float = Field(60.0, gt=0)
     ranked_burst: int = Field(3, ge=1)
     ranked_per_hour: float = Field(20.0, gt=0)
+    # The strictest: Nsight Compute replays the kernel once per pass of counters it collects, and the job holds its
+    # GPU for all of them.
+    profile_burst: int = Field(2, ge=1)
+    profile_per_hour: float = Field(6.0, gt=0)
 
     def for_mode(self, mode: str) -> RateLimit:
-        """The bucket for `mode` (test, benchmark or ranked)."""
-        if mode not in ("test", "benchmark", "ranked"):
+        """The bucket for `mode` (test, benchmark, ranked or profile)."""
+        if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}")
         return RateLimit(burst=getattr(self, f"{mode}_burst"), per_hour=getattr(self, f"{mode}_per_hour"))
 

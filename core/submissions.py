@@ -11,7 +11,7 @@ import asyncpg
 from core.errors import BannedError, InvalidSubmissionError, SubmissionNotFoundError, UnsupportedDtypeError
 from core.problems import check_open, check_slug, unknown_problem
 from core.ratelimit import refusal
-from core.settings import RateLimitSettings
+from core.settings import MODES, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn
 from core.uploads import Upload, check_upload
@@ -19,9 +19,11 @@ from problems.registry import canonical_slug
 
 log = logging.getLogger(__name__)
 
-MODES = ("test", "benchmark", "ranked")
 DTYPES = ("float32", "float16", "bfloat16")
 _GPU_TYPE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+# The store's column is a 4-byte integer. The real range depends on the problem and the device (a module stored
+# in the database has cases only a runner can generate), so the runner checks that.
+_MAX_CASE_INDEX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class SubmitRequest:
     dtype: str = "float32"
     mode: str = "benchmark"
     client_token: str | None = None
+    profile_case: int | None = None
+    """Mode `profile`: the test case to profile, by index from 0; None lets the runner take the largest."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,28 @@ def validate_options(request: SubmitRequest) -> Upload:
         raise InvalidSubmissionError(
             f"`{request.gpu_type}` is not a GPU type name (lower-case letters, digits, '.', '_' or '-')."
         )
+    _check_profile_options(request)
     return check_upload(request.file_name, request.data)
+
+
+def _check_profile_options(request: SubmitRequest) -> None:
+    case = request.profile_case
+    if case is not None and request.mode != "profile":
+        raise InvalidSubmissionError(
+            f"A profile case only applies to mode `profile`; submit with mode `profile` to profile case {case}, "
+            f"or leave the case out for mode `{request.mode}`."
+        )
+    if case is not None and not 0 <= case <= _MAX_CASE_INDEX:
+        raise InvalidSubmissionError(
+            f"`{case}` is not a test case index; cases are numbered from 0, in the order the problem lists them."
+        )
+    if request.mode == "profile" and request.gpu_type == "cpu":
+        # Refused here rather than by the runner: the submission would take a profile token and wait in the queue
+        # only to be told `profiler_unavailable`.
+        raise InvalidSubmissionError(
+            "Profiling needs Nsight Compute on a GPU, and `cpu` runners have none; choose a GPU type, or use mode "
+            "`benchmark` on the CPU."
+        )
 
 
 async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: RateLimitSettings) -> SubmitReceipt:
@@ -94,6 +119,7 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         mode=request.mode,
         gpu_type=request.gpu_type,
         client_token=request.client_token,
+        profile_case=request.profile_case,
     )
     limit = limits.for_mode(request.mode)
     created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour)

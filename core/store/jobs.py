@@ -70,6 +70,7 @@ class JobSpec:
     source: str
     dtype: str
     mode: str
+    profile_case: int | None
 
 
 _LEASE_COLUMNS = (
@@ -251,7 +252,7 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
     row = await conn.fetchrow(
         """
         SELECT j.id AS job_id, s.id AS submission_id, p.slug, s.problem_version, v.source AS problem_source,
-               s.language, s.file_name, src.body AS source, s.dtype, s.mode
+               s.language, s.file_name, src.body AS source, s.dtype, s.mode, s.profile_case
         FROM jobs j
         JOIN submissions s ON s.id = j.submission_id
         JOIN problems p ON p.id = s.problem_id

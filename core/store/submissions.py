@@ -27,6 +27,7 @@ class NewSubmission:
     mode: str
     gpu_type: str
     client_token: str | None
+    profile_case: int | None
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class Submission:
     mean_gbps: float | None
     notes: list[str]
     phase_seconds: dict[str, float]
+    # Mode `profile`: the test case asked for (None: the largest, which the runner picks).
+    profile_case: int | None
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ _SELECT = """
            s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
            s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
            s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
-           s.mean_gbps, s.notes, s.phase_seconds
+           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case
     FROM submissions s JOIN problems p ON p.id = s.problem_id
 """
 
@@ -188,8 +191,8 @@ WITH bucket AS ({take_cte(user="$1", mode="$8", burst="$13", per_hour="$14")}
     ON CONFLICT (sha256) DO NOTHING
 ), submission AS (
     INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
-                             mode, gpu_type, client_token)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE EXISTS (SELECT 1 FROM bucket)
+                             mode, gpu_type, client_token, profile_case)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $15 WHERE EXISTS (SELECT 1 FROM bucket)
     ON CONFLICT (user_id, client_token) DO NOTHING
     RETURNING id
 ), job AS (
@@ -225,6 +228,7 @@ async def create(conn: Conn, new: NewSubmission, source: str, burst: int, per_ho
         len(source.encode("utf-8")),
         float(burst),
         per_hour,
+        new.profile_case,
     )
     return Created(row["allowed"], row["submission_id"], row["job_id"], row["queue_position"])
 

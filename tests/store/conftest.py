@@ -117,6 +117,6 @@ def settings(db_dsn: str) -> Settings:
         dispatch=DispatchSettings(
             owner="test-dispatcher", lease_s=5.0, max_attempts=3, retry_backoff_s=0.0, poll_s=0.1
         ),
-        rate=RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000),
+        rate=RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000),
         local_user="tester",
     )

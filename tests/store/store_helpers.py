@@ -25,7 +25,7 @@ from runner.api import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionRe
 VECTOR_ADD = ProblemSpec("vector_add", "Vector addition", 1, ("float32", "float16", "bfloat16"))
 MATMUL = ProblemSpec("matmul", "Matrix multiplication", 1, ("float32", "float16"))
 MOD = Actor("discord:1", "mod")
-ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000)
+ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)
 
 PY_SOURCE = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 CU_SOURCE = 'extern "C" void solution(const float* a, const float* b, float* c, int n) {}\n'
@@ -47,6 +47,7 @@ def request(
     language: str = "python",
     token: str | None = None,
     unique: bool = True,
+    profile_case: int | None = None,
 ) -> SubmitRequest:
     """A submit request from `discord:<user>`; `unique` gives each request its own source text."""
     file_name, source = {
@@ -56,7 +57,9 @@ def request(
     }[language]
     if unique:
         source += f"# variant {next(_unique)}\n" if language != "cuda" else f"// variant {next(_unique)}\n"
-    return SubmitRequest(f"discord:{user}", user, slug, file_name, source.encode(), gpu, dtype, mode, token)
+    return SubmitRequest(
+        f"discord:{user}", user, slug, file_name, source.encode(), gpu, dtype, mode, token, profile_case
+    )
 
 
 def result_for(spec: jobs.JobSpec | JobRequest, score: float | None, status: str = "passed") -> SubmissionResult:

@@ -22,6 +22,8 @@ TABLES = {
     "jobs",
     "job_transitions",
     "case_results",
+    "job_profiles",
+    "profile_artifacts",
     "leaderboard_entries",
     "bans",
     "invalidations",

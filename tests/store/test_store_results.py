@@ -3,6 +3,9 @@ method is the submission's, so that boards of different methods never mix."""
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
+
 import asyncpg
 from store_helpers import MOD, ROOMY, add_problems, request, submission
 
@@ -15,9 +18,11 @@ from core.store import jobs
 from core.store.migrate import discover, migrate
 from core.submissions import submit
 from runner import api
-from runner.api import CaseTiming, ErrorInfo, SubmissionResult
+from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult
+from runner.profiling.ncu_report import launch_count, parse_raw_page
 
 THIRD = 1 / 3  # a float with no short decimal form: stored as text or rounded, it would not come back equal
+NCU = Path(__file__).resolve().parents[1] / "fixtures" / "ncu"
 
 
 def _timing(index: int, method: str, scale: float) -> CaseTiming:
@@ -123,6 +128,52 @@ async def test_the_submission_records_the_method_its_timings_were_measured_by(po
     await _record(pool, untimed.job_id, result)
     assert (await submission(pool, timed.submission_id)).method == "seed"
     assert (await submission(pool, untimed.submission_id)).method is None
+
+
+def _artifact(name: str, data: bytes) -> ProfileArtifact:
+    return ProfileArtifact(name=name, data_b64=base64.b64encode(data).decode("ascii"))
+
+
+def _profile_result(submission_id: int) -> SubmissionResult:
+    """A passed profile run as a runner reports it: Nsight Compute's figures from the report recorded on an H100,
+    and its files (the .ncu-rep is binary: every byte value must come back)."""
+    kernels = parse_raw_page((NCU / "matmul_naive_h100.raw.csv").read_text())
+    report = ProfileReport(
+        case_index=3,
+        case_name="m=4096, n=4096, k=4096",
+        tool="NVIDIA Nsight Compute 2025.3.1",
+        kernels=kernels,
+        kernel_count=launch_count(kernels),
+        formula_flops=2 * 4096**3,
+        formula_bytes=3 * 4096 * 4096 * 4,
+        notes=["the kernel reads each input 4096 times from L2"],
+        artifacts=[
+            _artifact("details.txt", (NCU / "matmul_naive_h100.details.txt").read_bytes()),
+            _artifact("profile.ncu-rep", (NCU / "matmul_naive_h100.ncu-rep").read_bytes()),
+            _artifact("kernel.ptx", b".version 8.8\n.target sm_90\n"),
+            _artifact("empty.sass", b""),
+        ],
+    )
+    test = api.TestOutcome(index=3, name="m=4096", dims=[4096, 4096, 4096], passed=True, message="ok")
+    return SubmissionResult(
+        submission_id=str(submission_id), problem_slug="vector_add", problem_version=1, dtype="float32",
+        language="cuda", mode="profile", status="passed", device="NVIDIA H100 80GB HBM3", tests=[test],
+        phase_seconds={"compile": 1.25 + THIRD, "test": 0.5, "profile": 31.0 + THIRD}, profile=report,
+    )  # fmt: skip
+
+
+async def test_a_profile_result_reads_back_equal_with_its_report_and_files(pool: asyncpg.Pool):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice", language="cuda", mode="profile", profile_case=3), ROOMY)
+    reported = _profile_result(receipt.submission_id)
+    assert reported.profile is not None and reported.profile.kernels  # the fixture was read
+    await _record(pool, receipt.job_id, reported)
+
+    sub = await submission(pool, receipt.submission_id)
+    assert sub.profile_case == 3
+    assert await load_result(pool, sub) == reported
+    detail = await submission_detail(pool, receipt.submission_id, "discord:alice")
+    assert detail.result == reported
 
 
 def _ranked(submission_id: int, method: str, score: float) -> SubmissionResult:

@@ -59,6 +59,10 @@ async def test_identical_sources_are_stored_once(pool: asyncpg.Pool):
         ({"dtype": "int8"}, UnsupportedDtypeError, "is not a dtype"),
         ({"mode": "fast"}, InvalidSubmissionError, "is not a mode"),
         ({"gpu_type": "H100 SXM"}, InvalidSubmissionError, "is not a GPU type name"),
+        ({"profile_case": 3}, InvalidSubmissionError, "only applies to mode `profile`"),
+        ({"mode": "profile", "profile_case": -1}, InvalidSubmissionError, "is not a test case index"),
+        ({"mode": "profile", "profile_case": 2**31}, InvalidSubmissionError, "is not a test case index"),
+        ({"mode": "profile", "gpu_type": "cpu"}, InvalidSubmissionError, "Profiling needs Nsight Compute on a GPU"),
     ],
 )
 async def test_a_bad_submission_is_refused_with_what_to_fix_and_nothing_is_stored(
