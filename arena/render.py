@@ -6,10 +6,11 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from core import profile_view
 from core.result_view import CASE_HEADERS, case_rate, case_rows, summary
 from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
 from core.result_view import format_rate as format_rate
-from runner.api import ErrorInfo, JobEvent, SubmissionResult
+from runner.api import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None) -> str:
@@ -65,10 +66,36 @@ def render_error(error: ErrorInfo) -> str:
     return text
 
 
+def render_profile(report: ProfileReport) -> list[str]:
+    """A profile's two kernel tables, its summary and the files that came with it (figures formatted by
+    `core.profile_view`, as the Discord embed's are)."""
+    if not report.kernels:
+        return [profile_view.NO_KERNELS, f"files: {profile_view.artifact_list(report)}"]
+    rows = profile_view.kernel_rows(report)
+    lines = [
+        table(profile_view.LAUNCH_HEADERS, [row.launch_cells() for row in rows], align="lrrrrrrll"),
+        "",
+        table(profile_view.TRAFFIC_HEADERS, [row.traffic_cells() for row in rows], align="lrrl"),
+        "",
+    ]
+    labelled = profile_view.summary(report).lines()
+    width = max(len(label) for label, _ in labelled) + 1
+    lines += [f"{label + ':':<{width}} {text}" for label, text in labelled]
+    if report.notes:
+        lines.append("profiler notes: " + "; ".join(report.notes))
+    lines.append(f"files: {profile_view.artifact_list(report)}")
+    return lines
+
+
 def render_result(result: SubmissionResult) -> str:
-    """The results table and summary for a finished job (its figures formatted by `core.result_view`)."""
+    """The results table and summary for a finished job (its figures formatted by `core.result_view`), or the
+    profile of a job of mode `profile`."""
     lines = [f"{result.problem_slug} · {result.dtype} · {result.language} · {result.mode} · {result.device}"]
-    if result.timings:
+    if result.profile is not None:
+        passed = f"all {len(result.tests)} test cases passed; " if result.tests and result.status == "passed" else ""
+        lines += [f"{passed}one case profiled (a profile is never ranked)", ""]
+        lines += render_profile(result.profile)
+    elif result.timings:
         lines += ["", table(CASE_HEADERS, [row.cells() for row in case_rows(result)]), ""]
         view = summary(result)
         if view.geomean_gbps is None:

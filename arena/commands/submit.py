@@ -17,7 +17,7 @@ from arena.render import ProgressPrinter, render_result
 from core.errors import CancelledByUserError, UserFacingError
 from core.uploads import check_upload
 from problems.base import DTYPES, Problem
-from runner.api import JobRequest, MeasureConfig, SubmissionResult
+from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
 
 if TYPE_CHECKING:
     from core.local_submit import LocalRun
@@ -160,6 +160,10 @@ def _run_recorded(
         raise UserFacingError(
             f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
         ) from exc
+    if args.profile_case is not None:
+        # TODO: the store-backed path records a `LocalSubmission`, which has no place for the case yet; once core
+        # carries it through to `JobRequest.profile_case`, pass `args.profile_case` here and drop this refusal.
+        raise UserFacingError("--profile-case needs --no-store or --runner for now; without it the largest case runs.")
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
         file_name=path.name,
@@ -169,7 +173,7 @@ def _run_recorded(
     )
     try:
         # Rate limits protect a shared service from its users; whoever runs the CLI owns this store.
-        big = {f"{mode}_{field}": 10**9 for mode in ("test", "benchmark", "ranked") for field in ("burst", "per_hour")}
+        big = {name: 10**9 for name in RateLimitSettings.model_fields}  # every mode's burst and rate
         unlimited = RateLimitSettings(**big)
         settings = Settings().model_copy(update={"rate": unlimited})
         runner = LocalRunner(gpu_type=detect_gpu_type(args.device), measure=request.measure)
@@ -218,6 +222,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         raise UserFacingError(f"Cannot read {path}: {exc.strerror}. Check its permissions, or copy it.") from exc
     upload = check_upload(path.name, data)
     check_dtype(problem, args.dtype)
+    if args.mode != "profile" and (args.profile_case is not None or args.profile_dir is not None):
+        raise UserFacingError("--profile-case and --profile-dir go with --mode profile.")
     request = JobRequest(
         submission_id=f"cli-{uuid.uuid4().hex[:12]}",
         problem_slug=problem.slug,
@@ -227,6 +233,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         source=upload.source,
         dtype=args.dtype,
         mode=args.mode,
+        profile_case=args.profile_case,
         device_kind=args.device,
         measure=measure_config(args),
     )
@@ -250,10 +257,38 @@ def cmd_submit(args: argparse.Namespace) -> int:
     else:
         result = _run_recorded(args, problem, path, data, request)
     if args.json:
+        # The whole result, a profile's files included (base64): it is what the runner sent, so it is no larger
+        # here, and it stays a `SubmissionResult` that a script can read back with the wire model.
         print(result.model_dump_json(indent=2))
     else:
         print(render_result(result))
+    if args.profile_dir is not None and result.profile is not None:
+        save_artifacts(result.profile, Path(args.profile_dir))
     return 0 if result.status == "passed" else 1
+
+
+def save_artifacts(report: ProfileReport, folder: Path) -> list[Path]:
+    """Write a profile's files (profile.txt, profile.ncu-rep, the PTX and SASS) into `folder`."""
+    from core.profile_view import artifact_file_name, decode_artifact
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserFacingError(f"Cannot create {folder}: {exc.strerror}.") from exc
+    written: list[Path] = []
+    for artifact in report.artifacts:
+        data = decode_artifact(artifact)
+        path = folder / artifact_file_name(artifact)
+        if data is None:
+            print(f"  {artifact.name}: not valid base64, not written", file=sys.stderr)
+            continue
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            raise UserFacingError(f"Cannot write {path}: {exc.strerror}.") from exc
+        written.append(path)
+    print(f"  wrote {', '.join(p.name for p in written) or 'no files'} to {folder}", file=sys.stderr)
+    return written
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -263,9 +298,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument(
         "--mode",
-        choices=["test", "benchmark", "ranked"],
+        choices=["test", "benchmark", "ranked", "profile"],
         default="benchmark",
-        help="test: verify only; benchmark: verify and time; ranked: also enter the local leaderboard",
+        help="test: verify only; benchmark: verify and time; ranked: also enter the local leaderboard; profile: "
+        "verify, then run one case once under Nsight Compute (never ranked)",
+    )
+    p.add_argument(
+        "--profile-case",
+        metavar="N",
+        type=whole_number(0),
+        help="with --mode profile: the test case to profile, counting from 0 in `arena show`'s list (default the "
+        "largest)",
+    )
+    p.add_argument(
+        "--profile-dir",
+        metavar="DIR",
+        help="with --mode profile: write the profile's files there (profile.txt, profile.ncu-rep for Nsight "
+        "Compute's window, the PTX and SASS)",
     )
     p.add_argument("--no-store", action="store_true", help="run without recording the submission in the store")
     p.add_argument(
@@ -292,7 +341,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--max-samples", type=whole_number(1), default=1000)
     p.add_argument("--max-seconds", type=finite_number(0), default=10.0, help="timing budget per case (seconds)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--json", action="store_true", help="print the result as JSON (a profile's files included, in base64)"
+    )
     p.add_argument(
         "--runner", metavar="URL", type=runner_url, help="use a remote runner daemon (e.g. http://gpu-host:8700)"
     )

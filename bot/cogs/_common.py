@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from bot.client import ArenaBot
 
 DType = Literal["float32", "float16", "bfloat16"]
-Mode = Literal["test", "benchmark", "ranked"]
+Mode = Literal["test", "benchmark", "ranked", "profile"]
+# Each mode is offered with what it does: one parameter's description holds only 100 characters, too few for all.
+MODE_DESCRIPTIONS: dict[Mode, str] = {
+    "test": "verify only",
+    "benchmark": "verify and time",
+    "ranked": "timed on a secret seed, on the leaderboard",
+    "profile": "verify, then one case once under Nsight Compute; never ranked",
+}
+MODE_CHOICES = [app_commands.Choice(name=f"{mode}: {text}", value=mode) for mode, text in MODE_DESCRIPTIONS.items()]
 LanguageFilter = Literal["any", "cuda", "python", "triton"]
 StarterLanguage = Literal["cuda", "python", "triton"]
 READ_TIMEOUT_S = 15.0

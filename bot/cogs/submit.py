@@ -8,7 +8,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import DType, Mode, answer, defer, gpu_choices, member_key, problem_choices, read_attachment
+from bot.cogs._common import (
+    MODE_CHOICES,
+    DType,
+    answer,
+    defer,
+    gpu_choices,
+    member_key,
+    problem_choices,
+    read_attachment,
+)
 from bot.ui.embeds import SubmissionHeader, render_receipt
 from core.service import check_attachment
 
@@ -25,17 +34,19 @@ class SubmitCog(commands.Cog):
         problem="the problem to solve",
         file="your solution: a .cu file or a .py module, at most 256 KiB",
         dtype="element type of the inputs and outputs",
-        mode="test: verify only · benchmark: verify and time · ranked: timed on a secret seed, on the leaderboard",
+        mode="what to do with it (default benchmark); profile runs one case under Nsight Compute, never ranked",
         gpu="the GPU type to run on (default: the only one, or the configured default)",
     )
     @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
+    @app_commands.choices(mode=MODE_CHOICES)
     async def submit(
         self,
         interaction: discord.Interaction,
         problem: app_commands.Range[str, 1, 64],
         file: discord.Attachment,
         dtype: DType = "float32",
-        mode: Mode = "benchmark",
+        # A str, not `Mode`: the choices above name each mode with what it does (Discord sends only their values).
+        mode: str = "benchmark",
         gpu: app_commands.Range[str, 1, 64] | None = None,
     ) -> None:
         check_attachment(file.filename, file.size)  # before anything is downloaded
