@@ -160,16 +160,13 @@ def _run_recorded(
         raise UserFacingError(
             f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
         ) from exc
-    if args.profile_case is not None:
-        # TODO: the store-backed path records a `LocalSubmission`, which has no place for the case yet; once core
-        # carries it through to `JobRequest.profile_case`, pass `args.profile_case` here and drop this refusal.
-        raise UserFacingError("--profile-case needs --no-store or --runner for now; without it the largest case runs.")
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
         file_name=path.name,
         data=data,
         dtype=args.dtype,
         mode=args.mode,
+        profile_case=args.profile_case,
     )
     try:
         # Rate limits protect a shared service from its users; whoever runs the CLI owns this store.

@@ -36,6 +36,7 @@ class SubmitCog(commands.Cog):
         dtype="element type of the inputs and outputs",
         mode="what to do with it (default benchmark); profile runs one case under Nsight Compute, never ranked",
         gpu="the GPU type to run on (default: the only one, or the configured default)",
+        case="with mode profile: the test case to profile, from 0 as /problem lists them (default the largest)",
     )
     @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
     @app_commands.choices(mode=MODE_CHOICES)
@@ -48,6 +49,7 @@ class SubmitCog(commands.Cog):
         # A str, not `Mode`: the choices above name each mode with what it does (Discord sends only their values).
         mode: str = "benchmark",
         gpu: app_commands.Range[str, 1, 64] | None = None,
+        case: app_commands.Range[int, 0, 1000] | None = None,
     ) -> None:
         check_attachment(file.filename, file.size)  # before anything is downloaded
         await defer(interaction, public=False)
@@ -62,6 +64,7 @@ class SubmitCog(commands.Cog):
             mode=mode,
             gpu=gpu,
             client_token=str(interaction.id),
+            profile_case=case,
         )
         receipt = render_receipt(SubmissionHeader.of(ticket), ticket.receipt.queue_position, len(data))
         await answer(interaction, embed=receipt)
