@@ -1,4 +1,4 @@
-"""A competitor's own data: `/submission` (result and code) and `/me` (stats, standings, quota)."""
+"""A competitor's own data: `/submission` (result and code), `/me` (stats, standings) and `/quota` (what is left)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from discord.ext import commands
 
 from bot.cogs._common import answer, defer, is_moderator, member_key
 from bot.ui.embeds import SubmissionHeader
-from bot.ui.pages import render_stats, render_submission
+from bot.ui.pages import render_quota, render_stats, render_submission
 from bot.ui.results import ResultMessage, as_files, result_message
 from core import browse
+from core.quota import user_quota
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -45,6 +46,12 @@ class AccountCog(commands.Cog):
         )
         message = await asyncio.to_thread(_detail_message, detail, self.bot)
         await answer(interaction, embed=message.embed, attachments=as_files(message.files))
+
+    @app_commands.command(name="quota", description="What you may still submit in each mode, and when it refills")
+    async def quota(self, interaction: discord.Interaction) -> None:
+        await defer(interaction, public=False)
+        quotas = await user_quota(self.bot.pool, member_key(interaction.user), self.bot.settings.arena.rate)
+        await answer(interaction, embed=render_quota(interaction.user.display_name, quotas))
 
     @app_commands.command(name="me", description="Your submissions, leaderboard places and remaining quota")
     async def me(self, interaction: discord.Interaction) -> None:

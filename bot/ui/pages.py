@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from itertools import groupby
 
 import discord
@@ -20,6 +20,7 @@ from bot.ui.embeds import (
 )
 from bot.ui.views import Page
 from core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
+from core.quota import ModeQuota, describe_quota, describe_rate
 from problems.catalog import CaseInfo
 
 MAX_FIELDS = 25
@@ -220,4 +221,13 @@ def render_stats(stats: UserStats) -> discord.Embed:
         embed.add_field(name="Recent", value=clip("\n".join(lines), FIELD_LIMIT), inline=False)
     quota = " · ".join(f"{mode} {n}" for mode, n in stats.remaining.items())
     embed.add_field(name="Submissions available now", value=quota, inline=False)
+    return fit(embed)
+
+
+def render_quota(display_name: str, quotas: Sequence[ModeQuota]) -> discord.Embed:
+    """`/quota`: each mode's submissions left now, when the next one comes back, and when the bucket is full."""
+    embed = discord.Embed(title=clip(f"⏳ {display_name}: submissions left", TITLE_LIMIT), colour=COLOUR_INFO)
+    for quota in quotas:
+        embed.add_field(name=f"{quota.mode} ({describe_rate(quota)})", value=describe_quota(quota), inline=False)
+    embed.set_footer(text="Each mode refills continuously, a little at a time.")
     return fit(embed)

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from bot.ui.views import ArenaView
+from core.submissions import submit
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import FakeUser
 from tests.fakediscord.models import walk_components
-from tests.store.store_helpers import submit_scored
+from tests.store.store_helpers import add_problems, request, submit_scored
 
 
 @pytest.fixture
@@ -152,3 +153,20 @@ async def test_submission_shows_own_result_and_code_but_not_others(arena: Arena)
     embed = (await fake.wait_for_original(stats, lambda m: bool(m.embeds))).embeds[0]
     assert embed["description"].startswith("1 submissions (1 passed) on 1 problems")
     assert "**#1** `vector-addition` · h100 · float32 · cpu: 42 GFLOPS" in str(embed["fields"])
+
+
+async def test_quota_shows_each_modes_submissions_left_and_when_they_come_back(arena: Arena) -> None:
+    fake = arena.fake
+    lena = fake.add_member("lena")
+    rate = arena.bot.settings.arena.rate
+    await add_problems(arena.bot.pool)
+    await submit(arena.bot.pool, request(str(lena.id)), rate)  # one ranked submission, under the bot's limits
+
+    reply = await fake.invoke_slash(lena, "quota")
+    message = await fake.wait_for_original(reply, lambda m: bool(m.embeds))
+    assert message.ephemeral
+    embed = message.embeds[0]
+    fields = {f["name"].split(" ")[0]: f["value"] for f in embed["fields"]}
+    assert list(fields) == ["test", "benchmark", "ranked", "profile"]
+    assert fields["ranked"].startswith(f"{rate.ranked_burst - 1} of {rate.ranked_burst} left · next in ")
+    assert fields["test"] == f"{rate.test_burst} of {rate.test_burst} left · full"

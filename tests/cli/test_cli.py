@@ -129,3 +129,12 @@ def test_commands_needing_missing_packages_explain_and_others_still_work():
     )
     assert refused.returncode == 2
     assert "needs the package asyncpg" in refused.stderr
+
+
+def test_quota_lists_every_mode_with_its_limit_and_whats_left():
+    proc = arena("quota", "--member", "discord:4242")
+    assert proc.returncode == 0, proc.stderr
+    assert "Submissions left for discord:4242" in proc.stdout
+    rows = {line.split()[0]: line for line in proc.stdout.splitlines()[3:] if line.strip()}
+    assert list(rows) == ["test", "benchmark", "ranked", "profile"]
+    assert "2 at once, 6 an hour" in rows["profile"] and rows["profile"].endswith("2 of 2 left · full")

@@ -1,0 +1,48 @@
+"""`/quota` and `arena quota`: each mode's submissions left, the next refill and the full bucket, from Postgres."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from store_helpers import add_problems, request
+
+from core.quota import ModeQuota, describe_quota, user_quota
+from core.settings import MODES, RateLimitSettings
+from core.submissions import submit
+
+TIGHT = RateLimitSettings(ranked_burst=3, ranked_per_hour=60, test_burst=5, test_per_hour=60)
+
+
+async def test_a_user_who_never_submitted_has_every_bucket_full(pool: asyncpg.Pool) -> None:
+    quotas = await user_quota(pool, "discord:nobody", TIGHT)
+    assert [q.mode for q in quotas] == list(MODES)
+    ranked = next(q for q in quotas if q.mode == "ranked")
+    assert ranked.left == 3 and ranked.full and ranked.next_in_s is None and ranked.full_in_s == 0
+    assert describe_quota(ranked) == "3 of 3 left · full"
+
+
+async def test_submissions_take_from_their_own_modes_bucket_and_say_when_it_refills(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await submit(pool, request("alice"), TIGHT)
+    await submit(pool, request("alice"), TIGHT)
+    quotas = {q.mode: q for q in await user_quota(pool, "discord:alice", TIGHT)}
+    ranked = quotas["ranked"]
+    assert ranked.left == 1 and not ranked.full
+    # 60 an hour: a token a minute, so the next is under a minute away and the bucket full within two.
+    assert ranked.next_in_s is not None and 0 < ranked.next_in_s <= 60
+    assert 60 < ranked.full_in_s <= 120
+    assert describe_quota(ranked).startswith("1 of 3 left · next in ")
+    assert "full in 2 minutes" in describe_quota(ranked)
+    assert quotas["test"].full and quotas["test"].left == 5
+
+
+@pytest.mark.parametrize(
+    ("available", "expected"),
+    [
+        (0.0, "0 of 2 left · next in 10 minutes · full in 20 minutes"),
+        (1.5, "1 of 2 left · next in 5 minutes"),
+        (2.0, "2 of 2 left · full"),
+    ],
+)
+def test_the_quota_reads_the_same_words_everywhere(available: float, expected: str) -> None:
+    assert describe_quota(ModeQuota("profile", available, burst=2, per_hour=6)) == expected
