@@ -114,7 +114,11 @@ class SubmissionTracker:
         header = SubmissionHeader.of(ticket)
         try:
             async with subscription:
-                state = ProgressState(queue_position=ticket.receipt.queue_position or None, gpu_type=ticket.gpu_type)
+                state = ProgressState(
+                    queue_position=ticket.receipt.queue_position or None,
+                    gpu_type=ticket.gpu_type,
+                    start_in_s=ticket.start_in_s,
+                )
                 state.runner_outage_s = self._hub.runner_outage_s(ticket.gpu_type)
                 throttle = EditThrottle(self._settings.progress_interval_s)
                 await live.show(render_progress(header, state))
@@ -168,6 +172,11 @@ class SubmissionTracker:
                 if progress.state == "queued" and progress.queue_position != state.queue_position:
                     state.queue_position = progress.queue_position
                     dirty = True
+                if progress.state == "queued":
+                    # Only a change the message shows is worth an edit: the estimate moves a little on every poll.
+                    before = state.status
+                    state.start_in_s = progress.start_in_s
+                    dirty = dirty or state.status != before
                 shown = state.status
                 state.runner_outage_s = self._hub.runner_outage_s(ticket.gpu_type)  # no runner of its type answers
                 dirty = dirty or state.status != shown

@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from core.ratelimit import describe_wait
 from runner.api import JobEvent
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,15 @@ class ProgressHub:
             self._subscribers.pop(subscription.submission_id, None)
 
 
+def describe_start(start_in_s: float | None) -> str:
+    """' · starts in about 2 minutes', or nothing when there is no estimate."""
+    if start_in_s is None:
+        return ""
+    if start_in_s < 10:
+        return " · starts in a few seconds"
+    return f" · starts in about {describe_wait(start_in_s)}"
+
+
 @dataclass
 class ProgressState:
     """What a live message shows, folded from a submission's events (a retried job starts over)."""
@@ -126,6 +136,8 @@ class ProgressState:
     gpu_type: str | None = None
     runner_outage_s: float | None = None
     """Set while no runner of the job's GPU type answers: how long it has been."""
+    start_in_s: float | None = None
+    """While queued: when the job should start, from the latest jobs of its GPU type (None: nothing to go by)."""
 
     def apply(self, event: JobEvent) -> None:
         if event.type == "accepted":
@@ -149,7 +161,7 @@ class ProgressState:
             return f"⏸️ Waiting for the {gpu}runner to come back{down}{retry}"
         if last is None:
             if self.queue_position:
-                return f"⏳ Queued: position {self.queue_position}{retry}"
+                return f"⏳ Queued: position {self.queue_position}{describe_start(self.start_in_s)}{retry}"
             return f"⏳ Waiting for a runner{retry}"
         where = f" on {self.device}" if self.device else ""
         if last.type == "accepted":

@@ -62,6 +62,7 @@ class SubmitTicket:
     mode: str
     gpu_type: str
     rank_before: BoardRow | None
+    start_in_s: float | None = None  # the queue's estimate when it was accepted; None without finished jobs to go by
 
     @property
     def submission_id(self) -> int:
@@ -72,6 +73,7 @@ class SubmitTicket:
 class JobProgress:
     state: str
     queue_position: int
+    start_in_s: float | None = None  # while queued: when it should start (core.store.jobs.QueueEstimate)
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ class ArenaService:
         receipt = await submit(self.pool, request, self.settings.rate)
         before = await self._rank(request.problem_slug, gpu_type, dtype, user_external_id) if mode == "ranked" else None
         source = data.decode("utf-8")
+        estimate = await jobs.start_estimate(self.pool, receipt.job_id) if receipt.queue_position else None
         return SubmitTicket(
             receipt,
             user_external_id,
@@ -183,6 +186,7 @@ class ArenaService:
             mode,
             gpu_type,
             before,
+            estimate.start_in_s if estimate is not None else None,
         )
 
     async def _rank(
@@ -199,8 +203,10 @@ class ArenaService:
         job = await jobs.get_job(self.pool, job_id)
         if job is None:
             return JobProgress("unknown", 0)
-        position = await jobs.queue_position(self.pool, job_id) if job.state == "queued" else 0
-        return JobProgress(job.state, position)
+        if job.state != "queued":
+            return JobProgress(job.state, 0)
+        estimate = await jobs.start_estimate(self.pool, job_id)
+        return JobProgress(job.state, estimate.position, estimate.start_in_s)
 
     async def wait_recorded(self, job_id: int, timeout_s: float) -> bool:
         """Wait until the job is in a final state (the dispatcher stores the result right after `done`)."""

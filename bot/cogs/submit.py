@@ -66,6 +66,8 @@ class SubmitCog(commands.Cog):
             client_token=str(interaction.id),
             profile_case=case,
         )
-        receipt = render_receipt(SubmissionHeader.of(ticket), ticket.receipt.queue_position, len(data))
+        receipt = render_receipt(
+            SubmissionHeader.of(ticket), ticket.receipt.queue_position, len(data), ticket.start_in_s
+        )
         await answer(interaction, embed=receipt)
         self.bot.tracker.follow(interaction, ticket)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import discord
 
-from core.progress import ProgressState
+from core.progress import ProgressState, describe_start
 from core.result_view import CASE_HEADERS, case_rate, case_rows, format_duration_us, method_label, summary
 from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
 from core.service import SubmitTicket
@@ -165,9 +165,15 @@ def progress_lines(events: list[JobEvent]) -> list[str]:
     return lines
 
 
-def render_receipt(header: SubmissionHeader, queue_position: int, size_bytes: int) -> discord.Embed:
-    """The private answer to /submit: the file arrived and is queued."""
-    place = f"queue position {queue_position}" if queue_position else "already known (same request)"
+def render_receipt(
+    header: SubmissionHeader, queue_position: int, size_bytes: int, start_in_s: float | None = None
+) -> discord.Embed:
+    """The private answer to /submit: the file arrived and is queued, and when it should start."""
+    place = (
+        f"queue position {queue_position}{describe_start(start_in_s)}"
+        if queue_position
+        else "already known (same request)"
+    )
     embed = discord.Embed(
         title=f"📥 Got `{clip(header.file_name, 100)}`"[:TITLE_LIMIT],
         description=(

@@ -279,6 +279,50 @@ async def queue_position(conn: Conn, job_id: int) -> int:
     return value
 
 
+# How many of a GPU type's latest finished jobs the start estimate takes the median of.
+ESTIMATE_WINDOW = 50
+
+
+@dataclass(frozen=True)
+class QueueEstimate:
+    position: int  # 1 for the next job to dispatch on its GPU type; 0 once it has left the queue
+    in_flight: int  # jobs of its GPU type dispatched or running now
+    median_job_s: float | None  # of the latest finished jobs of its GPU type; None before any finished
+
+    @property
+    def start_in_s(self) -> float | None:
+        """When the job should start: the jobs ahead of it and itself, each a median job, shared by the jobs in
+        flight (with a queue, every slot of the type is busy, so their count is the type's parallelism)."""
+        if self.position == 0 or self.median_job_s is None:
+            return None
+        return self.position * self.median_job_s / max(self.in_flight, 1)
+
+
+async def start_estimate(conn: Conn, job_id: int) -> QueueEstimate:
+    """The queued job's place, and what the latest jobs of its GPU type took; position 0 once it left the queue."""
+    row = await conn.fetchrow(
+        """
+        WITH me AS (SELECT id, gpu_type FROM jobs WHERE id = $1 AND state = 'queued'),
+        recent AS (
+            SELECT extract(epoch FROM j.finished_at - j.started_at)::float8 AS seconds
+            FROM jobs j, me
+            WHERE j.gpu_type = me.gpu_type AND j.finished_at IS NOT NULL AND j.started_at IS NOT NULL
+            ORDER BY j.finished_at DESC
+            LIMIT $2
+        )
+        SELECT
+            (SELECT count(*) FROM jobs q, me WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type AND q.id <= me.id)
+                AS position,
+            (SELECT count(*) FROM jobs r, me WHERE r.state IN ('dispatched', 'running') AND r.gpu_type = me.gpu_type)
+                AS in_flight,
+            (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM recent) AS median_job_s
+        """,
+        job_id,
+        ESTIMATE_WINDOW,
+    )
+    return QueueEstimate(int(row["position"]), int(row["in_flight"]), row["median_job_s"])
+
+
 async def count_by_state(conn: Conn) -> dict[str, int]:
     rows = await conn.fetch("SELECT state, count(*) AS n FROM jobs GROUP BY state")
     return {r["state"]: r["n"] for r in rows}

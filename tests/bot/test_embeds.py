@@ -153,6 +153,11 @@ def test_progress_shows_test_and_benchmark_case_counts_and_stays_short() -> None
     assert embed.description.startswith("**⏱️ Benchmark case 500/500 on NVIDIA H100**\n…")
 
 
+def test_the_receipt_says_the_queue_position_and_when_the_job_should_start() -> None:
+    assert "queue position 3 · starts in about 2 minutes." in render_receipt(header(), 3, 2048, 90.0).description
+    assert "queue position 3." in render_receipt(header(), 3, 2048).description  # no estimate to give yet
+
+
 def test_receipt_announcement_and_user_errors_fit() -> None:
     assert_fits(render_receipt(header(file_name=LONG, slug=LONG), 3, 2048))
     announcement = render_announcement(header(user_name=LONG), result(), 1, 35_000.0, personal_best=True)

@@ -90,3 +90,12 @@ async def test_a_subscriber_cancelled_as_an_event_arrives_stops() -> None:
         task.cancel()  # once more, so that nothing is left running
         await asyncio.wait({task}, timeout=30)
     assert task in done and task.cancelled(), "the cancel was lost"
+
+
+def test_a_queued_submission_says_when_it_should_start() -> None:
+    state = ProgressState(queue_position=3, start_in_s=150.0)
+    assert state.status == "⏳ Queued: position 3 · starts in about 3 minutes"
+    state.start_in_s = 4.0
+    assert state.status == "⏳ Queued: position 3 · starts in a few seconds"
+    state.start_in_s = None  # nothing finished yet on this GPU type: no guess
+    assert state.status == "⏳ Queued: position 3"

@@ -1,0 +1,55 @@
+"""The start estimate a receipt and a live message show: place in the queue, jobs in flight, recent job times."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from store_helpers import ROOMY, add_problems, request
+
+from core.store import jobs
+from core.submissions import submit
+
+
+async def _finished(pool: asyncpg.Pool, seconds: float) -> None:
+    """A job of `h100` that ran for `seconds` and finished."""
+    receipt = await submit(pool, request("past"), ROOMY)
+    await pool.execute(
+        "UPDATE jobs SET state = 'done', started_at = now() - make_interval(secs => $2), finished_at = now() "
+        "WHERE id = $1",
+        receipt.job_id,
+        seconds,
+    )
+
+
+async def test_no_estimate_before_any_job_of_the_gpu_type_finished(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    estimate = await jobs.start_estimate(pool, receipt.job_id)
+    assert estimate.position == 1 and estimate.median_job_s is None and estimate.start_in_s is None
+
+
+async def test_the_estimate_is_the_jobs_ahead_at_the_median_time_shared_by_the_jobs_in_flight(
+    pool: asyncpg.Pool,
+) -> None:
+    await add_problems(pool)
+    for seconds in (4.0, 6.0, 100.0):  # the median ignores the one slow job
+        await _finished(pool, seconds)
+    first = await submit(pool, request("alice"), ROOMY)
+    second = await submit(pool, request("bob"), ROOMY)
+    estimate = await jobs.start_estimate(pool, second.job_id)
+    assert estimate.position == 2 and estimate.in_flight == 0
+    assert estimate.median_job_s == pytest.approx(6.0, abs=0.01)
+    assert estimate.start_in_s == pytest.approx(12.0, abs=0.05)
+    # Two jobs running on the type: two slots share the work ahead.
+    for _ in range(2):
+        running = await submit(pool, request("carol"), ROOMY)
+        await pool.execute(
+            "UPDATE jobs SET state = 'running', lease_owner = 'x', lease_token = gen_random_uuid(), "
+            "lease_until = now() + interval '1 minute', started_at = now() WHERE id = $1",
+            running.job_id,
+        )
+    estimate = await jobs.start_estimate(pool, second.job_id)
+    assert estimate.in_flight == 2 and estimate.start_in_s == pytest.approx(6.0, abs=0.05)
+    # A job that left the queue has no estimate.
+    await pool.execute("UPDATE jobs SET state = 'failed', finished_at = now() WHERE id = $1", first.job_id)
+    assert (await jobs.start_estimate(pool, first.job_id)).start_in_s is None
