@@ -30,6 +30,8 @@ status=0
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store
   echo; echo "\$ arena submit matmul examples/matmul_triton.py --no-store"; arena submit matmul examples/matmul_triton.py --no-store
   echo; echo "\$ arena submit vector_add examples/vector_add.cu --no-store"; arena submit vector_add examples/vector_add.cu --no-store
+  echo; echo "\$ arena submit matmul examples/matmul_naive.cu --no-store --mode profile --profile-dir \$OUT/profile"
+  arena submit matmul examples/matmul_naive.cu --no-store --mode profile --profile-dir "$OUT/profile"
 } 2>&1 | tee "$OUT/examples.txt"
 for bench in ${GPU_BENCH:-}; do
   python3 "$bench" 2>&1 | tee "$OUT/$(basename "$bench" .py).txt"
