@@ -7,12 +7,14 @@ Time is injected: each submission's acceptance time is set to where the test nee
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
 from store_helpers import MATMUL, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submission, submit_scored
 
+from core import browse
 from core.contests import (
     FREEZE_GRACE,
     ContestDraft,
@@ -30,7 +32,7 @@ from core.contests import (
     user_rating,
     visible_problems,
 )
-from core.errors import ContestError, ContestExistsError, ContestNotFoundError
+from core.errors import ContestError, ContestExistsError, ContestNotFoundError, SubmissionNotFoundError
 from core.moderation import Actor, rerun_submission
 from core.problems import ProblemSpec, sync_problem
 from core.store import moderation, problems
@@ -250,3 +252,41 @@ async def test_creating_a_contest_refuses_a_past_start_a_naive_time_a_dtype_no_p
         await make_contest(pool)
     with pytest.raises(ContestNotFoundError, match="no contest called `nope`"):
         await contest_board(pool, "nope")
+
+
+async def test_the_problem_list_and_autocomplete_leave_out_hidden_problems(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await sync_problem(pool, SECRET)
+    await make_contest(pool, problems=("secret_sum",))
+    early = START - timedelta(minutes=1)
+    assert [e.stored.slug for e in await browse.list_problems(pool, now=early)] == ["vector_add"]
+    assert await browse.match_problems(pool, "secret", now=early) == []
+    assert [p.slug for p in await browse.match_problems(pool, "secret", now=START)] == ["secret_sum"]
+
+
+async def test_others_read_contest_code_only_after_the_end_and_only_with_the_authors_leave(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await make_contest(pool)
+    run = await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
+    practice = await ranked(pool, "alice", 60.0, START - timedelta(days=1))
+    with pytest.raises(SubmissionNotFoundError):
+        await browse.submission_detail(pool, run.submission_id, "discord:bob", now=START + timedelta(seconds=30))
+    detail = await browse.submission_detail(pool, run.submission_id, "discord:bob", now=END)
+    assert "def solution" in detail.source
+    with pytest.raises(SubmissionNotFoundError):
+        await browse.submission_detail(pool, practice.submission_id, "discord:bob", now=END)
+    await set_code_reveal(pool, Actor("discord:alice", "alice"), False)
+    with pytest.raises(SubmissionNotFoundError):
+        await browse.submission_detail(pool, run.submission_id, "discord:bob", now=END)
+    assert (await browse.submission_detail(pool, run.submission_id, "discord:alice", now=START)).source
+
+
+async def test_two_schedulers_freezing_at_once_freeze_and_rate_the_contest_once(pool: asyncpg.Pool):
+    await add_problems(pool)
+    await make_contest(pool)
+    await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
+    await ranked(pool, "bob", 80.0, START + timedelta(seconds=6))
+    reports = await asyncio.gather(*(freeze_if_due(pool, END) for _ in range(4)))
+    assert sum(len(r.frozen) for r in reports) == 1
+    assert await pool.fetchval("SELECT count(*) FROM rating_history") == 2
+    assert {r["contests"] for r in await pool.fetch("SELECT contests FROM ratings")} == {1}
