@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -466,20 +466,11 @@ async def _frozen_board(conn: Conn, contest_view: ContestView) -> ContestBoard:
     standings = await contests.frozen_standings(conn, contest.id)
     stored = await contests.frozen_cells(conn, contest.id)
     cell_of = {(c.user_id, c.problem_id, c.gpu_type, c.dtype): c for c in stored}
-    columns = _columns(contest_view.problems, contest_view.targets)
+    # A frozen cell without a submission is a penalty rank: only the others entered the column.
+    entrants = Counter((c.problem_id, c.gpu_type, c.dtype) for c in stored if c.submission_id is not None)
     cols = tuple(
-        Column(
-            pid,
-            slug,
-            gpu,
-            dtype,
-            sum(
-                1
-                for c in stored
-                if (c.problem_id, c.gpu_type, c.dtype) == (pid, gpu, dtype) and c.submission_id is not None
-            ),
-        )
-        for pid, slug, gpu, dtype in columns
+        Column(pid, slug, gpu, dtype, entrants[(pid, gpu, dtype)])
+        for pid, slug, gpu, dtype in _columns(contest_view.problems, contest_view.targets)
     )
     lines = tuple(
         BoardLine(
