@@ -8,9 +8,11 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 
+from core.contests import code_revealed, visible_problems
 from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import Board, get_leaderboard, get_rank
 from core.problems import SLUG, find_problem, require_problem
@@ -58,9 +60,15 @@ def _entry(stored: ProblemVersion) -> ProblemEntry:
     return ProblemEntry(stored, info)
 
 
-async def list_problems(pool: asyncpg.Pool) -> list[ProblemEntry]:
-    """Every problem at its current version, by category, then difficulty, then slug."""
-    entries = [_entry(p) for p in await problems.list_problems(pool)]
+async def _listed(pool: asyncpg.Pool, now: datetime | None) -> list[ProblemVersion]:
+    """Every problem at its current version, less those a contest hides until its start."""
+    return await visible_problems(pool, await problems.list_problems(pool), now or datetime.now(UTC))
+
+
+async def list_problems(pool: asyncpg.Pool, *, now: datetime | None = None) -> list[ProblemEntry]:
+    """Every problem at its current version that is not hidden at `now` (default: the clock), by category, then
+    difficulty, then slug."""
+    entries = [_entry(p) for p in await _listed(pool, now)]
     return sorted(entries, key=lambda e: (e.category, DIFFICULTY_ORDER.get(e.difficulty, 9), e.stored.slug))
 
 
@@ -68,12 +76,15 @@ async def get_problem_entry(pool: asyncpg.Pool, slug: str) -> ProblemEntry:
     return _entry(await require_problem(pool, slug))
 
 
-async def match_problems(pool: asyncpg.Pool, typed: str, *, enabled_only: bool = False) -> list[ProblemVersion]:
-    """At most 25 problems whose slug or title contains `typed` (autocomplete: suggestions, re-validated later)."""
+async def match_problems(
+    pool: asyncpg.Pool, typed: str, *, enabled_only: bool = False, now: datetime | None = None
+) -> list[ProblemVersion]:
+    """At most 25 listed problems whose slug or title contains `typed` (autocomplete: suggestions, re-validated
+    later)."""
     needle = typed.strip().lower()
     found = [
         p
-        for p in await problems.list_problems(pool)
+        for p in await _listed(pool, now)
         if (not enabled_only or p.enabled) and (needle in p.slug or needle in p.title.lower())
     ]
     found.sort(key=lambda p: (not p.slug.startswith(needle), p.slug))
@@ -157,14 +168,21 @@ class SubmissionDetail:
 
 
 async def submission_detail(
-    pool: asyncpg.Pool, submission_id: int, caller_external_id: str, *, moderator: bool = False
+    pool: asyncpg.Pool,
+    submission_id: int,
+    caller_external_id: str,
+    *,
+    moderator: bool = False,
+    now: datetime | None = None,
 ) -> SubmissionDetail:
     """The caller's own submission with its code and result. Someone else's reads as not found, so that
-    ids reveal nothing, unless the caller is a moderator."""
+    ids reveal nothing, unless the caller is a moderator or it is contest code revealed at `now` (default: the
+    clock; `core.contests.code_revealed`)."""
     sub = await get_submission(pool, submission_id)
     owner = await users.get_user(pool, sub.user_id)
     assert owner is not None
-    if owner.external_id != caller_external_id and not moderator:
+    mine = owner.external_id == caller_external_id
+    if not mine and not moderator and not await code_revealed(pool, sub, now or datetime.now(UTC)):
         raise SubmissionNotFoundError(f"You have no submission #{submission_id}; `/me` lists yours.")
     source = await submissions.get_source(pool, sub.source_sha256) or ""
     result = None

@@ -64,6 +64,18 @@ class ModerationError(UserFacingError):
     """A moderator action that does not apply in the current state (ban a banned user, rerun a running job)."""
 
 
+class ContestError(UserFacingError):
+    """A contest change that its rules or its state refuse (problems edited after the start, an end in the past)."""
+
+
+class ContestNotFoundError(UserFacingError):
+    """No contest has this slug."""
+
+
+class ContestExistsError(UserFacingError):
+    """A contest with this slug already exists."""
+
+
 class StoreUnavailableError(KernelArenaError):
     """The database cannot be reached or started; the message says what to check."""
 

@@ -29,6 +29,14 @@ TABLES = {
     "invalidations",
     "audit_log",
     "rate_limits",
+    "contests",
+    "contest_problems",
+    "contest_targets",
+    "contest_invitations",
+    "contest_standings",
+    "contest_standing_cells",
+    "ratings",
+    "rating_history",
     "schema_migrations",
 }
 
