@@ -73,7 +73,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         stderr = await _stderr_after_exit(process)
     log = stderr.decode()
     assert process.returncode == 0, log
-    assert "synced 8 commands to guild" in log and "local runner serves cpu" in log
+    assert "synced 9 commands to guild" in log and "local runner serves cpu" in log
 
 
 async def test_arena_bot_without_a_token_says_what_to_set() -> None:
