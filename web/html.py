@@ -64,13 +64,14 @@ def table(
 ) -> Html:
     """A table; columns whose index is in `numeric` are aligned right. Cells that are not `Html` are escaped."""
     head = "".join(f"<th{' class=num' if i in numeric else ''}>{esc(h)}</th>" for i, h in enumerate(headers))
+    thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""  # a two-column list of facts has none
     body = "".join(
         "<tr>"
         + "".join(f"<td{' class=num' if i in numeric else ''}>{esc(c)}</td>" for i, c in enumerate(row))
         + "</tr>"
         for row in rows
     )
-    return Html(f'<table class="{esc(css)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
+    return Html(f'<table class="{esc(css)}">{thead}<tbody>{body}</tbody></table>')
 
 
 _STYLE = """

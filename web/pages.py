@@ -62,33 +62,40 @@ def problem_list_page(entries: Sequence[ProblemEntry]) -> str:
 # -- one problem and its board ---------------------------------------------------------------------------------
 
 
-def _statement(entry: ProblemEntry) -> Html:
+def _summary(entry: ProblemEntry) -> Html:
+    """What the problem is: difficulty, tags, version, dtypes and its description."""
     stored, info = entry.stored, entry.info
     closed = "" if stored.enabled else ' · <span class="closed">closed for submissions</span>'
     if info is None:
         return Html(f'<p class="meta">v{stored.version}{closed}</p><p>No description is available.</p>')
-    parts: list[str] = [
+    meta = (
         f'<p class="meta"><span class="{esc(info.difficulty)}">{esc(info.difficulty)}</span> · '
         f"{esc(', '.join(info.tags) or 'general')} · v{stored.version} · dtypes {esc(', '.join(stored.dtypes))}"
-        f"{closed}</p>",
-        "".join(f"<p>{prose(p)}</p>" for p in info.description.split("\n\n") if p.strip()),
-        f"<h2>Signatures</h2><pre>{esc(info.c_signature)};\n\n{esc(info.python_signature)}: ...</pre>",
-        table(
-            ("", ""),
-            [
-                ("FLOPs", info.flops_formula),
-                ("Bytes", info.bytes_formula),
-                ("Ranked by", f"geometric-mean {_unit(stored.score_metric)} over the GPU cases (higher is better)"),
-                *([("Checked", info.checked)] if info.checked else []),
-            ],
-            css="facts",
-        ),
+        f"{closed}</p>"
+    )
+    return Html(meta + "".join(f"<p>{prose(p)}</p>" for p in info.description.split("\n\n") if p.strip()))
+
+
+def _details(entry: ProblemEntry) -> Html:
+    """How to solve it: the signatures, the formulas, the check and the test cases (below the board)."""
+    stored, info = entry.stored, entry.info
+    if info is None:
+        return Html("")
+    facts = [
+        ("FLOPs", info.flops_formula),
+        ("Bytes", info.bytes_formula),
+        ("Ranked by", f"geometric-mean {_unit(stored.score_metric)} over the GPU cases (higher is better)"),
+        *([("Checked", info.checked)] if info.checked else []),
+    ]
+    parts = [
+        Html(f"<h2>Signatures</h2><pre>{esc(info.c_signature)};\n\n{esc(info.python_signature)}: ...</pre>"),
+        table(("", ""), facts, css="facts"),
     ]
     if info.gpu_cases:
         rows = [(c.name, c.shapes or "×".join(map(str, c.dims)), f"{c.gflop:.4g}", f"{c.megabytes:.4g}")
                 for c in info.gpu_cases]  # fmt: skip
         parts.append(Html("<h2>Test cases (GPU)</h2>") + table(("case", "shapes", "GFLOP", "MB"), rows, numeric=(2, 3)))
-    return Html("".join(parts))
+    return join(parts)
 
 
 def _select(name: str, label: str, options: Sequence[str], chosen: str | None) -> Html:
@@ -167,7 +174,7 @@ def _board(pb: ProblemBoard) -> Html:
 def problem_page(pb: ProblemBoard) -> str:
     stored = pb.entry.stored
     title = f"{stored.title} ({stored.slug})"
-    return page(title, Html(f"<h1>{esc(title)}</h1>") + _statement(pb.entry) + _board(pb))
+    return page(title, Html(f"<h1>{esc(title)}</h1>") + _summary(pb.entry) + _board(pb) + _details(pb.entry))
 
 
 # -- one submission --------------------------------------------------------------------------------------------
