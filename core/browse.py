@@ -125,15 +125,16 @@ async def leaderboard_page(
     *,
     page: int,
     page_size: int,
-    caller_external_id: str,
+    caller_external_id: str | None,
     method: str | None = None,
 ) -> LeaderboardPage:
-    """Page `page` (from 0) of a board, whether another page follows, and the caller's own row on that board."""
+    """Page `page` (from 0) of a board, whether another page follows, and the caller's own row on that board
+    (none for an anonymous reader, `caller_external_id` None: the web leaderboard's)."""
     board = await get_leaderboard(
         pool, slug, gpu_type, dtype, language=language, limit=page_size + 1, offset=page * page_size, method=method
     )
     caller = None
-    if board.method is not None:
+    if board.method is not None and caller_external_id is not None:
         caller = await get_rank(pool, slug, gpu_type, dtype, caller_external_id, language=language, method=board.method)
     rows = board.rows[:page_size]
     trimmed = Board(board.problem, board.gpu_type, board.dtype, board.language, rows, board.method)

@@ -23,5 +23,5 @@ if [ "${FORCE_INSTALL:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$
 fi
 python -m pip install -q --upgrade pip >/dev/null
 python -c 'import torch' 2>/dev/null || python -m pip install -q "torch==${TORCH_VERSION:-2.13.0}"
-python -m pip install -q -e '.[runner,bot,dev]'
+python -m pip install -q -e '.[runner,bot,web,dev]'
 echo "$wanted" > "$stamp"

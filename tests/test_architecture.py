@@ -3,6 +3,8 @@
 - The core (`core/`) is a peer of its front ends: it sees the runner only through `runner.api` (wire models)
   and `runner.client` (the runner-client interface), and knows nothing of the bot, the CLI or the benches.
 - The front ends reach runners through the backends in `runner/clients/`, never through the runner's processes.
+- The web leaderboard is a front end of its own: it needs neither discord.py (the bot) nor torch (the problems'
+  modules), so its host installs `kernel-arena[web]` only.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import pytest
 from tests.import_graph import direct_imports, import_closure, modules_under
 
 RUNNER_CONTRACT = {"runner", "runner.api", "runner.client"}
-FRONT_ENDS = ("bot", "arena")
+FRONT_ENDS = ("bot", "arena", "web")
 
 
 def _runner_modules(reached: set[str]) -> set[str]:
@@ -42,3 +44,9 @@ def test_front_ends_reach_runners_through_backends_not_their_processes(front_end
     # subprocesses); a front end itself imports none of them.
     for module in modules_under(front_end):
         assert not {m for m in direct_imports(module) if m.startswith(internals)}, module
+
+
+@pytest.mark.parametrize("module", modules_under("web"))
+def test_the_web_front_end_imports_neither_the_bot_nor_the_cli(module: str) -> None:
+    reached = import_closure(module)
+    assert not {m for m in reached if m.split(".")[0] in ("bot", "arena")}, module

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import discord
 
-from bot.ui.charts import render_profile_roofline_png, render_roofline_png
 from bot.ui.embeds import CHART_FILE, RankChange, SubmissionHeader, log_attachment, render_result
 from bot.ui.profile import profile_files, render_profile
+from core.charts import render_profile_roofline_png, render_roofline_png
 from runner.api import SubmissionResult
 from runner.gpus import GpuSpec
 

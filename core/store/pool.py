@@ -166,3 +166,11 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
     finally:
         if server is not None:
             await server.stop()
+
+
+async def ping(conn: Conn, timeout_s: float) -> bool:
+    """Whether the store answers a trivial query within `timeout_s` (a health check's question)."""
+    try:
+        return await conn.fetchval("SELECT 1", timeout=timeout_s) == 1
+    except CONNECT_ERRORS:
+        return False

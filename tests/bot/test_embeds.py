@@ -232,7 +232,7 @@ def test_charts_drawn_by_many_threads_at_once_all_come_out() -> None:
     # matplotlib's text layout fail in one of them.
     from concurrent.futures import ThreadPoolExecutor
 
-    from bot.ui.charts import render_roofline_png
+    from core.charts import render_roofline_png
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         pngs = list(pool.map(lambda _: render_roofline_png(result(), H100), range(8)))

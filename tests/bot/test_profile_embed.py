@@ -13,10 +13,10 @@ from discord.ext import commands
 
 from bot.cogs.submit import SubmitCog
 from bot.tracker import LiveMessage
-from bot.ui.charts import render_profile_roofline_png
 from bot.ui.embeds import SubmissionHeader, render_notice
 from bot.ui.profile import ATTACHMENT_BUDGET, KERNEL_FIELDS, MAX_ARTIFACT_FILES
 from bot.ui.results import ResultMessage, result_message
+from core.charts import render_profile_roofline_png
 from runner.api import KernelProfile, ProfileArtifact, StallReason
 from runner.gpus import GPU_SPECS
 from tests.bot.harness import GREEN, is_final

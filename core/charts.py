@@ -1,8 +1,12 @@
 """PNG charts of a result: each case's achieved GFLOPS against the device's roofline, or where a profile puts the call.
 
-Figures are built with matplotlib's object API (a `Figure` on an Agg canvas, never pyplot's global state),
-so a chart can be drawn in a worker thread (`asyncio.to_thread`) while the bot's loop goes on; one chart at a
-time, since matplotlib's text layout is not thread-safe.
+Shared by the front ends that draw them (the bot attaches them, the web leaderboard serves them), so it lives in
+the core; the device's peaks come in as any object with `PeakRates`' attributes (`runner.gpus.GpuSpec` has
+them), since the core sees the runner only through its API.
+
+Figures are built with matplotlib's object API (a `Figure` on an Agg canvas, never pyplot's global state), so a
+chart can be drawn in a worker thread (`asyncio.to_thread`) while the event loop goes on; one chart at a time,
+since matplotlib's text layout is not thread-safe.
 """
 
 from __future__ import annotations
@@ -10,10 +14,22 @@ from __future__ import annotations
 import io
 import math
 import threading
-from typing import Any
+from typing import Any, Protocol
 
 from runner.api import SubmissionResult
-from runner.gpus import GpuSpec
+
+
+class PeakRates(Protocol):
+    """A device's datasheet peaks, as `runner.gpus.GpuSpec` gives them."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def bandwidth_gbps(self) -> float: ...
+
+    def peak_for(self, dtype: str) -> float: ...
+
 
 # Charts are drawn in worker threads, and matplotlib is not thread-safe: two results finishing at once made its
 # mathtext parser fail on a tick label ("Expected end of text, found '$'").
@@ -22,7 +38,7 @@ _RENDER_LOCK = threading.Lock()
 LABEL_CHARS = 40
 
 
-def render_roofline_png(result: SubmissionResult, spec: GpuSpec | None) -> bytes:
+def render_roofline_png(result: SubmissionResult, spec: PeakRates | None) -> bytes:
     """A log-log roofline: achieved GFLOPS per case at its arithmetic intensity (FLOP per byte moved).
 
     Problems scored in GB/s (no arithmetic) get a bar chart of achieved bandwidth against the peak instead.
@@ -31,7 +47,7 @@ def render_roofline_png(result: SubmissionResult, spec: GpuSpec | None) -> bytes
         return _render(result, spec)
 
 
-def _render(result: SubmissionResult, spec: GpuSpec | None) -> bytes:
+def _render(result: SubmissionResult, spec: PeakRates | None) -> bytes:
     fig, ax = _figure()
     if result.score_metric == "gbps" or all(t.flops == 0 for t in result.timings):
         _bandwidth_bars(ax, result, spec)
@@ -57,7 +73,7 @@ def _png(fig: Any, ax: Any, result: SubmissionResult) -> bytes:
     return buf.getvalue()
 
 
-def _roofline(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> None:
+def _roofline(ax: Any, result: SubmissionResult, spec: PeakRates | None) -> None:
     points = [(t.flops / t.bytes, t.gflops, t.name) for t in result.timings if t.bytes > 0 and t.flops > 0]
     _roof(ax, [(x, y) for x, y, _ in points], spec, result.dtype)
     ax.scatter([p[0] for p in points], [p[1] for p in points], color="#d62728", zorder=3, label="your kernel")
@@ -67,7 +83,7 @@ def _roofline(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> None:
     ax.legend(fontsize=8, loc="lower right")
 
 
-def render_profile_roofline_png(result: SubmissionResult, spec: GpuSpec | None) -> bytes:
+def render_profile_roofline_png(result: SubmissionResult, spec: PeakRates | None) -> bytes:
     """The profiled call on the roofline, where Nsight Compute measured it (DRAM bytes moved, FLOPs the SASS
     counters saw, over the kernels' summed duration), beside a hollow point where the problem's formulas put the
     same time. Problems without arithmetic get bars of bandwidth instead."""
@@ -77,7 +93,7 @@ def render_profile_roofline_png(result: SubmissionResult, spec: GpuSpec | None) 
         return _png(fig, ax, result)
 
 
-def _profile_points(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> None:
+def _profile_points(ax: Any, result: SubmissionResult, spec: PeakRates | None) -> None:
     report = result.profile
     assert report is not None, "only a result of mode `profile` has a profile to draw"
     seconds = report.duration_us / 1e6
@@ -106,7 +122,7 @@ def _profile_points(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> 
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
 
 
-def _profile_bandwidth_bars(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> None:
+def _profile_bandwidth_bars(ax: Any, result: SubmissionResult, spec: PeakRates | None) -> None:
     """A profile with no FLOPs to place: its DRAM bandwidth, measured and by the formula, against the peak."""
     report = result.profile
     assert report is not None
@@ -123,7 +139,7 @@ def _profile_bandwidth_bars(ax: Any, result: SubmissionResult, spec: GpuSpec | N
     ax.legend(fontsize=8)
 
 
-def _roof(ax: Any, points: list[tuple[float, float]], spec: GpuSpec | None, dtype: str) -> None:
+def _roof(ax: Any, points: list[tuple[float, float]], spec: PeakRates | None, dtype: str) -> None:
     """Log-log axes holding the device's roofline and `points` (intensity, GFLOPS)."""
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -165,7 +181,7 @@ def _labels(points: list[tuple[float, float, str]]) -> list[tuple[float, float, 
     return [(x, y, ", ".join(names)) for x, y, names in clusters]
 
 
-def _bandwidth_bars(ax: Any, result: SubmissionResult, spec: GpuSpec | None) -> None:
+def _bandwidth_bars(ax: Any, result: SubmissionResult, spec: PeakRates | None) -> None:
     names = [t.name for t in result.timings]
     values = [t.gbps for t in result.timings]
     ax.bar(names, values, color="#1f77b4", label="achieved GB/s")

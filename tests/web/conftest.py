@@ -1,0 +1,38 @@
+"""The web leaderboard served by a real aiohttp server over a real PostgreSQL (the store tests' fixtures), with
+submissions made through the core's submit and result-recording path."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from core.settings import StoreSettings
+from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
+from tests.web.web_helpers import Seeded, seed
+from web.app import create_app
+from web.settings import WebSettings
+
+
+def web_settings(dsn: str, **overrides: object) -> WebSettings:
+    return WebSettings(store=StoreSettings(database_url=dsn), **overrides)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def seeded(pool: asyncpg.Pool) -> Seeded:  # noqa: F811
+    return await seed(pool)
+
+
+@pytest.fixture
+def page_size() -> int:
+    """Board rows per page (override in a module to test pagination)."""
+    return 50
+
+
+@pytest.fixture
+async def client(pool: asyncpg.Pool, db_dsn: str, page_size: int) -> AsyncIterator[TestClient]:  # noqa: F811
+    app = create_app(web_settings(db_dsn, page_size=page_size), pool)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        yield test_client

@@ -1,0 +1,149 @@
+"""The pages render what the store holds: the problem list, a board in rank order with its filters and pages, a
+submission's result and chart, and pages that say what was not found."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from tests.web.web_helpers import HOSTILE, Seeded
+
+
+def board_users(page: str) -> list[str]:
+    """The user column of the board's rows, in page order."""
+    board = page.split('<table class="board">', 1)[1].split("</table>", 1)[0]
+    return re.findall(r"<tr><td class=num>\d+</td><td>(.*?)</td>", board)
+
+
+async def get_text(client: TestClient, path: str, status: int = 200) -> str:
+    response = await client.get(path)
+    text = await response.text()
+    assert response.status == status, (path, response.status, text[:500])
+    assert response.content_type == "text/html"
+    return text
+
+
+async def test_the_problem_list_shows_each_problem_under_its_category_with_a_link(
+    client: TestClient, seeded: Seeded
+) -> None:
+    page = await get_text(client, "/")
+    assert "2 problems" in page
+    assert '<a href="/problems/vector_add">vector_add</a>' in page
+    assert '<a href="/problems/matmul">matmul</a>' in page
+    assert "<h2" in page and "Vector addition" in page
+
+
+async def test_a_board_lists_each_users_best_in_rank_order(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/vector_add")
+    assert board_users(page) == ["bob", "carol", "alice", "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"]
+    assert "h100 · float32 · cpu timing" in page
+    assert f'href="/submissions/{seeded.ranked["bob"]}"' in page
+    # The statement is there too: signature and formulas from the catalogue.
+    assert "extern &quot;C&quot; void solution" in page and "FLOPs" in page
+
+
+async def test_the_language_filter_keeps_only_that_languages_rows(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/vector_add?gpu=h100&dtype=float32&lang=cuda")
+    assert board_users(page) == ["bob", "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"]
+    assert "cuda only" in page
+    assert '<option value="cuda" selected>' in page
+
+
+async def test_a_board_with_no_entries_says_so(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/matmul")
+    assert "No ranked submissions yet" in page
+    page = await get_text(client, "/problems/vector_add?gpu=a100")
+    assert "No ranked submissions on this board yet" in page
+
+
+@pytest.mark.parametrize("page_size", [2])
+async def test_a_board_pages_on_with_next_and_previous_links(client: TestClient, seeded: Seeded) -> None:
+    first = await get_text(client, "/problems/vector_add")
+    assert board_users(first) == ["bob", "carol"]
+    assert "page=2" in first and "previous" not in first
+    second = await get_text(client, "/problems/vector_add?gpu=h100&dtype=float32&page=2")
+    assert board_users(second) == ["alice", "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"]
+    assert "previous" in second and "next" not in second
+
+
+async def test_a_submission_page_shows_its_result_table_and_a_chart_but_no_code(
+    client: TestClient, seeded: Seeded
+) -> None:
+    sid = seeded.ranked["bob"]
+    page = await get_text(client, f"/submissions/{sid}")
+    assert f"Submission #{sid}" in page
+    for header in ("case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV"):
+        assert f"<th class=num>{header}</th>" in page or f"<th>{header}</th>" in page
+    assert "<td>n=1024</td>" in page and "Score: 50 GFLOPS (geometric mean; arithmetic mean 50)</strong>" in page
+    assert f'src="/submissions/{sid}/roofline.png?v=' in page
+    assert "The code is not public" in page and "torch.add" not in page
+
+
+async def test_the_roofline_route_serves_a_cacheable_png(client: TestClient, seeded: Seeded) -> None:
+    path = f"/submissions/{seeded.ranked['carol']}/roofline.png"
+    response = await client.get(path)
+    body = await response.read()
+    assert response.status == 200 and response.content_type == "image/png"
+    assert body.startswith(b"\x89PNG\r\n\x1a\n") and len(body) > 5000
+    assert response.headers["Cache-Control"] == "public, max-age=300"
+    again = await client.get(path, headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status == 304
+
+
+async def test_a_failed_submission_shows_its_error_code_and_no_chart(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, f"/submissions/{seeded.failed}")
+    assert "<code>wrong_answer</code>" in page and "roofline.png" not in page
+    chart = await client.get(f"/submissions/{seeded.failed}/roofline.png")
+    assert chart.status == 404 and "has no roofline chart" in await chart.text()
+
+
+async def test_an_unknown_problem_is_a_404_that_names_it(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/vector_ad", status=404)
+    assert "There is no problem called <code>vector_ad</code>" in page
+    assert "Did you mean <code>vector_add</code>" in page
+
+
+async def test_a_private_or_missing_submission_is_a_404_that_says_which(client: TestClient, seeded: Seeded) -> None:
+    # A benchmark run is its submitter's own: it reads exactly as a submission that does not exist.
+    private = await get_text(client, f"/submissions/{seeded.benchmark}", status=404)
+    assert f"There is no public submission #{seeded.benchmark}" in private
+    missing = await get_text(client, "/submissions/987654", status=404)
+    assert "There is no public submission #987654" in missing
+
+
+async def test_an_unknown_path_is_a_404_that_names_the_path(client: TestClient) -> None:
+    page = await get_text(client, "/leaderboards/<b>", status=404)
+    assert "There is no page at <code>/leaderboards/&lt;b&gt;</code>" in page
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        ("page=0", "is not a page number"),
+        ("page=x", "is not a page number"),
+        ("lang=fortran", "is not a language"),
+        ("dtype=int4", "has no int4 boards"),
+        ("gpu=H%20100", "is not a GPU type"),
+        ("method=wallclock", "is not a timing method"),
+    ],
+)
+async def test_a_bad_filter_is_a_400_that_says_what_to_fix(
+    client: TestClient, seeded: Seeded, query: str, says: str
+) -> None:
+    page = await get_text(client, f"/problems/vector_add?{query}", status=400)
+    assert says in page
+
+
+async def test_a_hostile_display_name_is_escaped_everywhere_it_shows(client: TestClient, seeded: Seeded) -> None:
+    board = await get_text(client, "/problems/vector_add")
+    submission = await get_text(client, f"/submissions/{seeded.ranked[HOSTILE]}")
+    for page in (board, submission):
+        assert HOSTILE not in page and "<script>" not in page
+        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;" in page
+
+
+async def test_healthz_answers_ok_while_the_store_answers(client: TestClient) -> None:
+    response = await client.get("/healthz")
+    assert response.status == 200 and await response.text() == "ok\n"

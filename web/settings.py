@@ -1,0 +1,24 @@
+"""Configuration of the web process, read once from `ARENA_WEB_*` variables (and `.env` in development).
+
+The store keeps its own settings (`core.settings.StoreSettings`, `ARENA_*` and DATABASE_URL), as it does for
+the bot and the CLI. Build `WebSettings()` once in `web.__main__` and pass it down.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.settings import StoreSettings
+
+
+class WebSettings(BaseSettings):
+    """Everything `arena web` needs. Variables are ARENA_WEB_<FIELD>."""
+
+    model_config = SettingsConfigDict(env_prefix="ARENA_WEB_", extra="ignore", env_file=".env")
+
+    host: str = Field("127.0.0.1", description="listen address; put a TLS proxy in front for the internet")
+    port: int = Field(8080, ge=1, le=65535)
+    page_size: int = Field(50, ge=1, le=99, description="board rows per page")
+    chart_max_age_s: int = Field(300, ge=0, description="how long browsers and proxies may keep a roofline chart")
+    store: StoreSettings = Field(default_factory=StoreSettings)
