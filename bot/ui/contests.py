@@ -100,6 +100,8 @@ def render_contest(page: ContestPage, now: datetime) -> discord.Embed:
     if board.phase == "upsolve":
         intro.append(UPSOLVE)
     embed.description = clip("\n".join(intro), DESCRIPTION_LIMIT)
+    if board.frozen and board.podium:
+        embed.add_field(name="Podium", value=_joined(_podium(board)), inline=False)
     columns = [
         f"{_column_key(i)}: `{col.slug}` · `{col.gpu_type}` · {col.dtype} ({col.entrants} entrant(s))"
         for i, col in enumerate(board.columns)
@@ -107,8 +109,6 @@ def render_contest(page: ContestPage, now: datetime) -> discord.Embed:
     embed.add_field(name="Columns", value=clip("\n".join(columns) or "none", FIELD_LIMIT), inline=False)
     ranked = _board_lines(board) or ["Nobody is on this board yet."]
     embed.add_field(name="Standings (–n: no run, the penalty rank)", value=_joined(ranked), inline=False)
-    if board.frozen and board.podium:
-        embed.add_field(name="Podium", value=_joined(_podium(board)), inline=False)
     return fit(embed)
 
 
