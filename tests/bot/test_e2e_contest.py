@@ -137,6 +137,17 @@ async def test_contests_lists_a_cancelled_contest_and_refusals_say_what_to_fix(a
     listed = await ask(arena, fake.add_member("dora"), "contests")
     assert "~~Later~~ · later" in listed and "🚫 cancelled" in listed
 
+    closed = {**options, "slug": "club", "title": "Club night", "visibility": "invite_only"}
+    assert "Entry: invite-only" in await ask(arena, mod, "mod contest create", closed)
+    frank, gina = fake.add_member("frank"), fake.add_member("gina")
+    invited = {"slug": "club", "user": frank, "user2": gina}
+    assert "(2 new, 0 invited before)" in await ask(arena, mod, "mod contest invite", invited)
+    assert "(0 new, 2 invited before)" in await ask(arena, mod, "mod contest invite", invited)
+    public = await fake.invoke_slash(mod, "mod contest invite", {"slug": "sprint-none", "user": frank})
+    assert "There is no contest called `sprint-none`" in await arena.error_of(public)
+    choices = await fake.autocomplete(frank, "contest", "slug", "")
+    assert [c["value"] for c in choices] == ["club"]  # the cancelled one is not suggested
+
     naive = await fake.invoke_slash(mod, "mod contest create", {**options, "slug": "x", "start": "2030-01-01T10:00"})
     assert "has no time zone; add `Z` for UTC" in await arena.error_of(naive)
     past = await fake.invoke_slash(mod, "mod contest create", {**options, "slug": "y", "start": "2000-01-01T10:00Z"})
