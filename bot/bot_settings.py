@@ -90,6 +90,9 @@ class BotSettings(BaseSettings):
     )
     result_timeout_s: float = Field(3600.0, gt=0, description="how long a live message follows one job")
     view_timeout_s: float = Field(180.0, gt=0, description="buttons stop answering after this")
+    contest_freeze_interval_s: float = Field(
+        10.0, gt=0, description="how often ended contests are frozen, rated and announced"
+    )
     leaderboard_page_size: int = Field(10, ge=1, le=25)
     sync_builtin_problems: bool = Field(True, description="register the built-in problems in the store at start")
     guild_ready_timeout_s: float = Field(2.0, ge=0)

@@ -1,9 +1,9 @@
 """The Discord bot: a `commands.Bot` whose `setup_hook` opens the store, starts the dispatcher and loads cogs.
 
 Lifecycle: `setup_hook` (after login, before the gateway connects) opens the Postgres store (embedded when
-no DATABASE_URL), registers the built-in problems, builds the runners, starts the dispatcher, adds the cogs
-and syncs the commands of the configured guild only. `close` stops live messages, the dispatcher and the
-local runner's workers, then the Discord connection, then the store.
+no DATABASE_URL), registers the built-in problems, builds the runners, starts the dispatcher, adds the cogs,
+syncs the commands of the configured guild only and starts the contest freezer. `close` stops the freezer, live
+messages, the dispatcher and the local runner's workers, then the Discord connection, then the store.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from discord.ext import commands
 from bot.bot_settings import BotSettings
 from bot.cogs.account import AccountCog
 from bot.cogs.browse import BrowseCog
+from bot.cogs.contests import ContestCog
 from bot.cogs.moderation import ModerationCog
 from bot.cogs.submit import SubmitCog
+from bot.freezer import ContestFreezer
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
@@ -36,7 +38,7 @@ from problems.registry import builtin_problems
 
 log = logging.getLogger(__name__)
 
-COGS = (SubmitCog, BrowseCog, AccountCog, ModerationCog)
+COGS = (SubmitCog, BrowseCog, AccountCog, ContestCog, ModerationCog)
 
 
 class ArenaTree(app_commands.CommandTree["ArenaBot"]):
@@ -55,6 +57,7 @@ class ArenaBot(commands.Bot):
     dispatcher: Dispatcher
     service: ArenaService
     tracker: SubmissionTracker
+    freezer: ContestFreezer
 
     def __init__(self, settings: BotSettings, *, sync_global: bool = False) -> None:
         super().__init__(
@@ -94,6 +97,7 @@ class ArenaBot(commands.Bot):
         self._dispatch_task.add_done_callback(_dispatcher_stopped)
         self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)
         self.tracker = SubmissionTracker(self.service, self.hub, settings, self._announce)
+        self.freezer = ContestFreezer(self.pool, settings.contest_freeze_interval_s, self._announce)
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:
             await self.add_cog(cog(self), guild=guild or discord.utils.MISSING)
@@ -107,6 +111,7 @@ class ArenaBot(commands.Bot):
             log.warning(
                 "ARENA_BOT_GUILD_ID is unset: commands are global; sync them once with `arena bot --sync-global`"
             )
+        self.freezer.start()
         self._started = True
 
     async def _announce(self, embed: discord.Embed) -> None:
@@ -121,6 +126,7 @@ class ArenaBot(commands.Bot):
 
     async def close(self) -> None:
         if self._started:
+            await self.freezer.aclose()
             await self.tracker.aclose()
         if self._dispatch_task is not None:
             self._dispatch_task.cancel()

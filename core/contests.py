@@ -253,7 +253,7 @@ async def _actor_id(conn: Conn, actor: Actor) -> int:
 async def _locked(conn: Conn, slug: str) -> Contest:
     contest = await contests.get_contest(conn, slug, lock=True)
     if contest is None:
-        raise ContestNotFoundError(f"There is no contest called `{shown(slug)}`; `/contest list` shows them.")
+        raise ContestNotFoundError(f"There is no contest called `{shown(slug)}`; `/contests` lists them.")
     return contest
 
 
@@ -261,7 +261,7 @@ async def view(conn: Conn, slug: str) -> ContestView:
     """The contest with its problems and targets, or ContestNotFoundError."""
     contest = await contests.get_contest(conn, slug)
     if contest is None:
-        raise ContestNotFoundError(f"There is no contest called `{shown(slug)}`; `/contest list` shows them.")
+        raise ContestNotFoundError(f"There is no contest called `{shown(slug)}`; `/contests` lists them.")
     return await _view(conn, contest)
 
 

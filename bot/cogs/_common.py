@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
 
 from bot.ui.errors import PUBLIC_PENDING
-from core import browse
+from core import browse, contest_views
 from core.errors import BadUploadError
 from core.members import actor, external_id
 from core.moderation import Actor
@@ -36,6 +37,11 @@ CHOICE_LIMIT = 100
 
 def arena(interaction: discord.Interaction) -> ArenaBot:
     return interaction.client  # type: ignore[return-value]
+
+
+def utcnow() -> datetime:
+    """The clock every contest decision of a command uses."""
+    return datetime.now(UTC)
 
 
 def member_key(user: discord.abc.User) -> str:
@@ -108,3 +114,9 @@ async def gpu_choices(interaction: discord.Interaction, current: str) -> list[ap
         types |= set(await browse.board_gpu_types(bot.pool, slug))
     needle = current.strip().lower()
     return [app_commands.Choice(name=t, value=t) for t in sorted(types) if needle in t][: browse.AUTOCOMPLETE_LIMIT]
+
+
+async def contest_choices(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Contests (not cancelled) whose slug or title contains what was typed."""
+    found = await contest_views.match_contests(arena(interaction).pool, current)
+    return [app_commands.Choice(name=f"{c.slug} · {c.title}"[:CHOICE_LIMIT], value=c.slug) for c in found]

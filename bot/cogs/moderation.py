@@ -1,9 +1,12 @@
-"""`/mod …`: moderator tools, for members with the configured role or permission. Every answer is private."""
+"""`/mod …`: moderator tools, for members with the configured role or permission. Every answer is private.
+
+`/mod contest create|edit|cancel|invite` take times as typed (`2030-01-31T18:00Z`, `in 2h`) and lists as
+comma-separated text; `core.contest_input` reads them and `core.contests` applies the rules."""
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import discord
 from discord import app_commands
@@ -12,17 +15,22 @@ from discord.ext import commands
 from bot.cogs._common import (
     NotModeratorError,
     answer,
+    contest_choices,
     defer,
     is_moderator,
     member_actor,
     problem_choices,
     read_attachment,
+    utcnow,
 )
+from bot.ui.contests import render_contest_saved
 from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_published, render_runners
 from bot.ui.views import ConfirmView
-from core import browse, moderation
+from core import browse, contests, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
+from core.contest_input import parse_list, parse_targets, parse_when
+from core.errors import InvalidOptionError
 from core.members import ban_member, external_id
 
 if TYPE_CHECKING:
@@ -30,6 +38,20 @@ if TYPE_CHECKING:
 
 Reason = app_commands.Range[str, 1, 500]
 Slug = app_commands.Range[str, 1, 64]
+Title = app_commands.Range[str, 1, 200]
+When = app_commands.Range[str, 1, 64]
+Listed = app_commands.Range[str, 1, 500]
+Visibility = Literal["public", "invite_only"]
+CONTEST_OPTIONS = {
+    "slug": "the contest's short name, e.g. spring-2030",
+    "title": "the contest's title",
+    "problems": "problem slugs, comma-separated, in order",
+    "start": "UTC ISO-8601 (2030-01-31T18:00Z) or from now (in 10m, in 2h)",
+    "end": "UTC ISO-8601 (2030-01-31T20:00Z) or from now (in 2h, in 1d)",
+    "gpus": "GPU types, comma-separated (default: the only one, or the configured default)",
+    "dtypes": "dtypes, comma-separated (default float32); every GPU type × every dtype is a target",
+    "visibility": "public: anyone may enter; invite_only: only invited members count",
+}
 
 
 class ModerationCog(commands.GroupCog, group_name="mod", group_description="Moderator tools"):
@@ -124,3 +146,108 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         statuses = await self.bot.runners.statuses()
         counts = await browse.job_counts(self.bot.pool)
         await answer(interaction, embed=render_runners(statuses, counts, len(self.bot.dispatcher.inflight)))
+
+    contest = app_commands.Group(name="contest", description="Contests: create, edit, cancel, invite")
+
+    @contest.command(name="create", description="Create a contest: problems, targets, a window in UTC")
+    @app_commands.describe(**CONTEST_OPTIONS)
+    async def contest_create(
+        self,
+        interaction: discord.Interaction,
+        slug: Slug,
+        title: Title,
+        problems: Listed,
+        start: When,
+        end: When,
+        gpus: Listed | None = None,
+        dtypes: Listed = "float32",
+        visibility: Visibility = "public",
+    ) -> None:
+        now = utcnow()
+        draft = contests.ContestDraft(
+            slug=slug.strip(),
+            title=title.strip(),
+            starts_at=parse_when(start, now, what="start"),
+            ends_at=parse_when(end, now, what="end"),
+            problems=parse_list(problems, what="problem"),
+            targets=parse_targets(gpus or self._default_gpu(), dtypes),
+            visibility=visibility,
+        )
+        await defer(interaction, public=False)
+        created = await contests.create_contest(self.bot.pool, member_actor(interaction.user), draft, now=now)
+        await answer(interaction, embed=render_contest_saved(created, "created", now))
+
+    @contest.command(name="edit", description="Change a contest (once started: only its title and end)")
+    @app_commands.describe(**CONTEST_OPTIONS, reason="why (kept in the audit log)")
+    @app_commands.autocomplete(slug=contest_choices)
+    async def contest_edit(
+        self,
+        interaction: discord.Interaction,
+        slug: Slug,
+        title: Title | None = None,
+        problems: Listed | None = None,
+        start: When | None = None,
+        end: When | None = None,
+        gpus: Listed | None = None,
+        dtypes: Listed | None = None,
+        visibility: Visibility | None = None,
+        reason: Reason | None = None,
+    ) -> None:
+        if (gpus is None) != (dtypes is None):
+            raise InvalidOptionError("Give both `gpus` and `dtypes` to change the targets (every pair is one).")
+        now = utcnow()
+        changes = {
+            "title": title.strip() if title is not None else None,
+            "starts_at": parse_when(start, now, what="start") if start is not None else None,
+            "ends_at": parse_when(end, now, what="end") if end is not None else None,
+            "visibility": visibility,
+            "problems": parse_list(problems, what="problem") if problems is not None else None,
+            "targets": parse_targets(gpus, dtypes) if gpus is not None and dtypes is not None else None,
+        }
+        await defer(interaction, public=False)
+        actor = member_actor(interaction.user)
+        edited = await contests.edit_contest(self.bot.pool, actor, slug.strip(), now=now, reason=reason, **changes)
+        await answer(interaction, embed=render_contest_saved(edited, "changed", now))
+
+    @contest.command(name="cancel", description="Call a contest off: it is never frozen nor rated")
+    @app_commands.describe(slug="the contest", reason="why (kept in the audit log)")
+    @app_commands.autocomplete(slug=contest_choices)
+    async def contest_cancel(self, interaction: discord.Interaction, slug: Slug, reason: Reason) -> None:
+        await defer(interaction, public=False)
+        now = utcnow()
+        cancelled = await contests.cancel_contest(
+            self.bot.pool, member_actor(interaction.user), slug.strip(), reason, now=now
+        )
+        await answer(interaction, embed=render_contest_saved(cancelled, "cancelled", now))
+
+    @contest.command(name="invite", description="Let members enter an invite-only contest")
+    @app_commands.describe(
+        slug="the contest", user="a member to invite", user2="another", user3="another", user4="another",
+        user5="another", reason="why (kept in the audit log)",
+    )  # fmt: skip
+    @app_commands.autocomplete(slug=contest_choices)
+    async def contest_invite(
+        self,
+        interaction: discord.Interaction,
+        slug: Slug,
+        user: discord.User,
+        user2: discord.User | None = None,
+        user3: discord.User | None = None,
+        user4: discord.User | None = None,
+        user5: discord.User | None = None,
+        reason: Reason | None = None,
+    ) -> None:
+        members = list({u.id: u for u in (user, user2, user3, user4, user5) if u is not None}.values())
+        await defer(interaction, public=False)
+        added = await contests.invite(
+            self.bot.pool, member_actor(interaction.user), slug.strip(), [member_actor(m) for m in members], reason
+        )
+        named = ", ".join(m.mention for m in members)
+        text = f"Invited to `{slug.strip()}`: {named} ({len(added)} new, {len(members) - len(added)} invited before)."
+        await answer(interaction, embed=render_notice(text))
+
+    def _default_gpu(self) -> str:
+        gpu = self.bot.service.default_gpu()
+        if gpu is None:
+            raise InvalidOptionError("Several GPU types have runners; name the contest's with the `gpus` option.")
+        return gpu

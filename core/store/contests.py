@@ -420,6 +420,29 @@ async def rating_history(conn: Conn, user_id: int) -> list[RatingChange]:
     return [RatingChange(**r) for r in rows]
 
 
+@dataclass(frozen=True)
+class RatedUser:
+    """A row of the rating table: a rated user who is not banned."""
+
+    user_id: int
+    display_name: str
+    rating: float
+    rd: float
+    volatility: float
+    contests: int
+
+
+async def rating_table(conn: Conn) -> list[RatedUser]:
+    """Every rated user who is not banned, by conservative rating (rating - 2·RD), best first; ties by user id."""
+    rows = await conn.fetch(
+        """SELECT r.user_id, u.display_name, r.rating, r.rd, r.volatility, r.contests
+        FROM ratings r JOIN users u ON u.id = r.user_id
+        WHERE NOT EXISTS (SELECT 1 FROM bans b WHERE b.user_id = r.user_id AND b.lifted_at IS NULL)
+        ORDER BY r.rating - 2 * r.rd DESC, r.user_id"""
+    )
+    return [RatedUser(**r) for r in rows]
+
+
 async def contest_rating_changes(conn: Conn, contest_id: int) -> list[RatingChange]:
     rows = await conn.fetch(
         """SELECT user_id, contest_id, place, rating_before, rd_before, volatility_before, rating_after, rd_after,
