@@ -1,0 +1,279 @@
+"""`arena contest …` and `arena rating`/`arena ratings`: contests and ratings from the command line, over the same
+core as the bot's `/mod contest`, `/contest`, `/rating` and `/ratings` (docs/contests.md has the rules).
+
+Whoever runs the CLI owns its store, so its moderator commands act as the local user. `arena contest freeze`
+does what the bot's freezer does on a timer, for a store run without the bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+import asyncpg
+
+from arena.render import format_rate, table
+from core.contest_input import parse_list, parse_targets, parse_when
+from core.contest_views import contest_page, list_contests, rating_card, rating_table
+from core.contests import (
+    ContestBoard,
+    ContestDraft,
+    ContestView,
+    cancel_contest,
+    create_contest,
+    edit_contest,
+    freeze_if_due,
+    invite,
+)
+from core.errors import USER_FACING, KernelArenaError, UserFacingError
+from core.moderation import Actor
+from core.problems import ProblemSpec, sync_problem
+from core.settings import Settings
+from core.store.pool import open_store
+
+Command = Callable[[asyncpg.Pool, Settings, argparse.Namespace, datetime], Awaitable[int]]
+
+
+def _when(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _local(settings: Settings, name: str | None = None) -> Actor:
+    user = name or settings.local_user
+    return Actor(f"local:{user}", user)
+
+
+def _describe(contest_view: ContestView, now: datetime) -> str:
+    c = contest_view.contest
+    problems = ", ".join(p.slug for p in contest_view.problems)
+    targets = ", ".join(f"{t.gpu_type}/{t.dtype}" for t in contest_view.targets)
+    return (
+        f"{c.title} ({c.slug}) · {contest_view.state(now)} · {c.visibility.replace('_', '-')}\n"
+        f"{_when(c.starts_at)} → {_when(c.ends_at)} · problems: {problems} · targets: {targets}"
+    )
+
+
+def render_board(board: ContestBoard) -> str:
+    """The board as a table: place, user, total rank sum, then each column's rank and score."""
+    if not board.lines:
+        return "No entries on this board yet."
+    headers = ["place", "user", "rank sum"] + [f"{c.slug} {c.gpu_type}/{c.dtype}" for c in board.columns]
+    rows = []
+    for line in board.lines:
+        cells = [f"#{cell.rank} {format_rate(cell.score)}" if cell.score is not None else "—" for cell in line.cells]
+        rows.append([str(line.place), line.display_name, str(line.total), *cells])
+    return table(headers, rows, align="rlr" + "l" * len(board.columns))
+
+
+async def _list(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    async with pool.acquire() as conn:
+        found = await list_contests(conn)
+    if not found:
+        print("No contests yet. Create one with `arena contest create`.")
+    for contest_view in found:
+        print(_describe(contest_view, now))
+    return 0
+
+
+async def _show(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    async with pool.acquire() as conn:
+        page = await contest_page(conn, args.slug, "upsolve" if args.upsolve else "contest")
+    print(_describe(page.view, now))
+    kind = "upsolve board" if args.upsolve else ("final board (frozen)" if page.board.frozen else "live board")
+    print(f"{kind}: the lowest sum of per-problem ranks wins; a problem without a run counts its entrants + 1\n")
+    print(render_board(page.board))
+    return 0
+
+
+async def _problems(pool: asyncpg.Pool, typed: str) -> tuple[str, ...]:
+    """The slugs as the store knows them: a built-in problem is registered first, as the bot does at its start
+    (a CLI store learns of one only when something is submitted to it), and a former slug becomes the current one."""
+    from problems.registry import builtin_problems, canonical_slug
+
+    builtins = builtin_problems()
+    slugs = tuple(canonical_slug(slug) for slug in parse_list(typed, what="problem"))
+    for slug in slugs:
+        if slug in builtins:
+            await sync_problem(pool, ProblemSpec.builtin(builtins[slug]))
+    return slugs
+
+
+async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    draft = ContestDraft(
+        slug=args.slug,
+        title=args.title,
+        starts_at=parse_when(args.start, now, what="start"),
+        ends_at=parse_when(args.end, now, what="end"),
+        problems=await _problems(pool, args.problems),
+        targets=parse_targets(args.gpus, args.dtypes),
+        visibility="invite_only" if args.invite_only else "public",
+    )
+    created = await create_contest(pool, _local(settings), draft, now=now)
+    print(f"created\n{_describe(created, now)}")
+    return 0
+
+
+async def _edit(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    if (args.gpus is None) != (args.dtypes is None):
+        raise UserFacingError("Give --gpus and --dtypes together: every pair of them is one target.")
+    edited = await edit_contest(
+        pool,
+        _local(settings),
+        args.slug,
+        now=now,
+        title=args.title,
+        starts_at=parse_when(args.start, now, what="start") if args.start else None,
+        ends_at=parse_when(args.end, now, what="end") if args.end else None,
+        problems=await _problems(pool, args.problems) if args.problems else None,
+        targets=parse_targets(args.gpus, args.dtypes) if args.gpus else None,
+        reason=args.reason,
+    )
+    print(f"edited\n{_describe(edited, now)}")
+    return 0
+
+
+async def _cancel(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    cancelled = await cancel_contest(pool, _local(settings), args.slug, args.reason, now=now)
+    print(f"cancelled\n{_describe(cancelled, now)}")
+    return 0
+
+
+async def _invite(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    invitees = [_local(settings, name) for name in args.users]
+    added = await invite(pool, _local(settings), args.slug, invitees, args.reason)
+    print(f"{len(added)} newly invited to {args.slug} ({len(invitees) - len(added)} were already)")
+    return 0
+
+
+async def _freeze(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    report = await freeze_if_due(pool, now)
+    for frozen in report.frozen:
+        podium = ", ".join(f"#{line.place} {line.display_name}" for line in frozen.board.podium) or "nobody"
+        print(f"froze {frozen.contest.slug}: podium {podium}; {len(frozen.ratings)} ratings updated")
+    for waiting in report.waiting:
+        print(
+            f"{waiting.contest.slug} waits for {len(waiting.pending_jobs)} job(s), until {_when(waiting.freeze_by)} "
+            "at the latest"
+        )
+    if not report.frozen and not report.waiting:
+        print("No contest is due to freeze.")
+    return 0
+
+
+async def _rating(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    actor = _local(settings, args.user)
+    async with pool.acquire() as conn:
+        card = await rating_card(conn, args.member or actor.external_id, actor.display_name)
+    if card.current is None or card.conservative is None:
+        print(f"{card.display_name} has no rating yet: it comes with the first contest that freezes.")
+        return 0
+    current = card.current
+    print(
+        f"{card.display_name}: {current.rating:.0f} ± {current.rd:.0f} "
+        f"(shown as {card.conservative:.0f}, rating − 2·RD) after {current.contests} contest(s)"
+    )
+    rows = [
+        [h.contest_slug, str(h.place), f"{h.rating_before:.0f}", f"{h.rating_after:.0f}", f"{h.delta:+.0f}"]
+        for h in card.history
+    ]
+    print(table(["contest", "place", "before", "after", "change"], rows, align="lrrrr"))
+    return 0
+
+
+async def _ratings(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
+    async with pool.acquire() as conn:
+        rows = await rating_table(conn)
+    if not rows:
+        print("No ratings yet: they come with the first contest that freezes.")
+        return 0
+    body = [
+        [
+            str(r.place),
+            r.user.display_name,
+            f"{r.conservative:.0f}",
+            f"{r.user.rating:.0f}",
+            f"{r.user.rd:.0f}",
+            str(r.user.contests),
+        ]
+        for r in rows[: args.limit]
+    ]
+    print(table(["place", "user", "shown", "rating", "RD", "contests"], body, align="rlrrrr"))
+    return 0
+
+
+def _run(command: Command) -> Callable[[argparse.Namespace], int]:
+    async def in_store(settings: Settings, args: argparse.Namespace) -> int:
+        async with open_store(settings.store) as store:
+            return await command(store.pool, settings, args, datetime.now(UTC))
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return asyncio.run(in_store(Settings(), args))
+        except USER_FACING:
+            raise
+        except (KernelArenaError, OSError, asyncpg.PostgresError) as exc:
+            raise UserFacingError(f"The store cannot be used: {exc}") from exc
+
+    return run
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    times = "UTC ISO-8601 with a zone (2030-01-31T18:00Z) or a time from now (in 10m, in 2h)"
+    p = sub.add_parser("contest", help="contests: create, edit, cancel, invite, list, show a board, freeze")
+    contest = p.add_subparsers(dest="contest_command", required=True)
+
+    c = contest.add_parser("list", help="every contest, the latest start first")
+    c.set_defaults(func=_run(_list))
+
+    c = contest.add_parser("show", help="a contest and its board (the final one once frozen)")
+    c.add_argument("slug")
+    c.add_argument("--upsolve", action="store_true", help="the upsolve board: ranked runs after the end")
+    c.set_defaults(func=_run(_show))
+
+    c = contest.add_parser("create", help="create a contest (as the local user)")
+    c.add_argument("slug")
+    c.add_argument("--title", required=True)
+    c.add_argument("--problems", required=True, help="problem slugs, comma-separated")
+    c.add_argument("--gpus", required=True, help="GPU types that count, comma-separated (e.g. h100)")
+    c.add_argument("--dtypes", default="float32", help="dtypes that count, comma-separated (default float32)")
+    c.add_argument("--start", required=True, help=times)
+    c.add_argument("--end", required=True, help=times)
+    c.add_argument("--invite-only", action="store_true", help="only invited users enter (arena contest invite)")
+    c.set_defaults(func=_run(_create))
+
+    c = contest.add_parser("edit", help="change a contest: anything before its start, only title and end after")
+    c.add_argument("slug")
+    c.add_argument("--title")
+    c.add_argument("--problems", help="problem slugs, comma-separated")
+    c.add_argument("--gpus", help="GPU types, comma-separated (with --dtypes)")
+    c.add_argument("--dtypes", help="dtypes, comma-separated (with --gpus)")
+    c.add_argument("--start", help=times)
+    c.add_argument("--end", help=times)
+    c.add_argument("--reason", help="recorded in the audit log")
+    c.set_defaults(func=_run(_edit))
+
+    c = contest.add_parser("cancel", help="cancel a contest that has not frozen")
+    c.add_argument("slug")
+    c.add_argument("--reason", required=True, help="recorded in the audit log")
+    c.set_defaults(func=_run(_cancel))
+
+    c = contest.add_parser("invite", help="let local users enter an invite-only contest")
+    c.add_argument("slug")
+    c.add_argument("users", nargs="+", help="local user names")
+    c.add_argument("--reason")
+    c.set_defaults(func=_run(_invite))
+
+    c = contest.add_parser("freeze", help="freeze the contests that are due, rate them, and print the podiums")
+    c.set_defaults(func=_run(_freeze))
+
+    p = sub.add_parser("rating", help="a user's contest rating (Glicko-2) and its history")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--user", help="a local user (default: you)")
+    who.add_argument("--member", help="a store user by external id, e.g. discord:<id>")
+    p.set_defaults(func=_run(_rating))
+
+    p = sub.add_parser("ratings", help="the rating table: every rated user by rating − 2·RD")
+    p.add_argument("--limit", type=int, default=50)
+    p.set_defaults(func=_run(_ratings))

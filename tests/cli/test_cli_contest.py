@@ -1,0 +1,55 @@
+"""`arena contest` and `arena rating(s)` as a user runs them: a contest from creation to its frozen board and the
+ratings it gave, on the embedded store and the local CPU runner."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+
+from tests.cli.harness import arena, arena_env
+
+
+def _rows(text: str) -> list[list[str]]:
+    """A printed table's rows: the lines whose first word is a place number."""
+    return [words for words in (line.split() for line in text.splitlines()) if words and words[0].isdigit()]
+
+
+def test_a_contest_runs_from_creation_to_a_frozen_board_and_ratings():
+    data_dir = tempfile.mkdtemp(prefix="arena-cli-contest-")
+    env = arena_env(data_dir)
+    created = arena(
+        "contest", "create", "sprint", "--title", "Sprint", "--problems", "vector_add", "--gpus", "cpu",
+        "--start", "in 3s", "--end", "in 10m", env=env,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    assert "Sprint (sprint) · upcoming · public" in created.stdout
+    time.sleep(3.5)
+    for user in ("ada", "bob"):
+        submitted = arena(
+            "submit", "vector_add", "examples/vector_add.py", "--device", "cpu", "--mode", "ranked",
+            "--max-seconds", "0.3", env={**env, "ARENA_LOCAL_USER": user},
+        )  # fmt: skip
+        assert submitted.returncode == 0, submitted.stderr
+    live = arena("contest", "show", "sprint", env=env)
+    assert live.returncode == 0, live.stderr
+    assert "running" in live.stdout and "live board" in live.stdout
+    assert {row[1] for row in _rows(live.stdout)} == {"ada", "bob"}
+
+    # A running contest may end sooner; then the freeze makes its board final and rates it, once.
+    assert arena("contest", "edit", "sprint", "--end", "in 2s", "--reason", "test", env=env).returncode == 0
+    time.sleep(2.5)
+    frozen = arena("contest", "freeze", env=env)
+    assert frozen.returncode == 0, frozen.stderr
+    assert "froze sprint: podium #1" in frozen.stdout and "2 ratings updated" in frozen.stdout
+    assert "No contest is due to freeze." in arena("contest", "freeze", env=env).stdout
+
+    final = arena("contest", "show", "sprint", env=env)
+    assert "frozen" in final.stdout and "final board (frozen)" in final.stdout
+    ratings = arena("ratings", env=env)
+    assert ratings.returncode == 0, ratings.stderr
+    rows = _rows(ratings.stdout)
+    assert sorted(row[1] for row in rows) == ["ada", "bob"]
+    assert rows[0][3] != rows[1][3]  # one won, one lost: their ratings moved apart from 1500
+    card = arena("rating", "--user", "ada", env=env)
+    assert "after 1 contest(s)" in card.stdout and "sprint" in card.stdout
+    assert "has no rating yet" in arena("rating", "--user", "carol", env=env).stdout
