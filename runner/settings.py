@@ -70,9 +70,20 @@ class RunnerSettings(BaseSettings):
     )
     python: str = Field(default_factory=lambda: sys.executable, description="interpreter for workers")
     warm_workers: bool = Field(True, description="each slot starts its next jobs' processes ahead")
-    warm_ahead: int = Field(
-        2, ge=1, le=4, description="with warm_workers: how many jobs' processes each slot keeps started ahead"
+    warm_ahead: int | None = Field(
+        None,
+        ge=1,
+        le=4,
+        description="with warm_workers: how many jobs' processes each slot keeps started ahead; default 2 on a GPU "
+        "slot, 1 on a CPU one",
     )
+
+    def warm_ahead_for(self, gpu_slot: bool) -> int:
+        """Pairs started ahead on a slot. Two on a GPU, where a job takes less time than torch's import; one on
+        the CPU, where jobs are slow anyway and a small machine's cores are better left to the job at hand."""
+        if self.warm_ahead is not None:
+            return self.warm_ahead
+        return 2 if gpu_slot else 1
 
     # Deadlines that fit the work: a template bomb once held nvcc for the old 120 s, and a persistent kernel the
     # GPU for the old 300 s benchmark deadline. Inside the benchmark, each batch of timed calls also has its own

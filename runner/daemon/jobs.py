@@ -289,7 +289,7 @@ class JobManager:
         its import; with two, each pair has two jobs' time to get ready."""
         assert self.executor is not None
         ahead = self._warm.setdefault(slot.index, deque())
-        while len(ahead) < self.settings.warm_ahead:
+        while len(ahead) < self.settings.warm_ahead_for(slot.is_gpu):
             try:
                 ahead.append(await start_warm_worker(self.executor, slot))
             except Exception:  # the next job then starts its worker itself

@@ -81,7 +81,7 @@ async def test_fork_bomb_is_contained_and_killed(remote: RunnerClient, daemon: D
     await assert_next_job_ok(remote)
     # Nothing of the bomb survives its job. What may run is the next jobs' judges and launchers, started ahead
     # (for each: unshare, the sandbox's init and the process itself).
-    ahead = RunnerSettings.model_fields["warm_ahead"].default
+    ahead = RunnerSettings.model_validate({"secret": "x"}).warm_ahead_for(gpu_slot=False)  # the test daemon is CPU
     descendants = _descendants(daemon.pid)
     assert len(descendants) <= 3 * 2 * ahead, f"processes left behind: {descendants}"
 

@@ -193,3 +193,10 @@ async def test_jobs_run_on_processes_started_ahead(state_dir: Path, secret: str)
             assert "startup" in result.phase_seconds
     # Each process keeps its job directories in a folder of its own, jobs/<owner>/.
     assert [p.name for p in (state_dir / "jobs").glob("*/*")] == [], "the idle worker is removed at shutdown"
+
+
+def test_a_gpu_slot_keeps_two_jobs_started_ahead_and_a_cpu_slot_one_unless_told() -> None:
+    settings = RunnerSettings.model_validate({"secret": "s" * 32})
+    assert settings.warm_ahead_for(gpu_slot=True) == 2 and settings.warm_ahead_for(gpu_slot=False) == 1
+    told = RunnerSettings.model_validate({"secret": "s" * 32, "warm_ahead": 3})
+    assert told.warm_ahead_for(gpu_slot=True) == told.warm_ahead_for(gpu_slot=False) == 3
