@@ -2,23 +2,31 @@
 
 The rules of what is public live here, not in the web front end, so that any other public view keeps them:
 a ranked submission's result is public (the boards link to it), every other mode's is the submitter's own, and
-no code is public until the contest rule below says so. Built on `core.browse` and `core.leaderboard`, as the
-bot's and the CLI's views are.
+no code is public until its contest's rule says so (`core.contests.code_revealed`). A problem that a contest hides
+until its start is not listed, nor shown, nor suggested. Contests, their boards and the rating table are public
+(an invite-only contest's boards rank its invited entrants only, as the core does). Built on `core.browse`,
+`core.leaderboard` and `core.contests`, as the bot's and the CLI's views are. `now` always comes from the caller.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 import asyncpg
 
 from core.browse import LeaderboardPage, ProblemEntry, get_problem_entry, leaderboard_page
-from core.errors import InvalidOptionError, SubmissionNotFoundError
+from core.contests import ContestBoard, ContestView, code_revealed, contest_board, hidden_problem_ids, view
+from core.errors import ContestNotFoundError, InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import LANGUAGES
+from core.problems import shown
+from core.rating import Rating, conservative_rating
 from core.results import load_result
-from core.store import leaderboard, problems, submissions, users
+from core.store import contests, leaderboard, problems, rating_table, submissions, users
+from core.store.contests import ContestProblem
 from core.store.leaderboard import ANY_LANGUAGE, BoardSummary
+from core.store.pool import Conn
 from runner.api import SubmissionResult
 
 # A page number past this is refused: ranks are read by a scan down the board, and no board is that long.
@@ -32,13 +40,26 @@ def result_is_public(sub: submissions.Submission) -> bool:
     return sub.mode == "ranked"
 
 
-def code_is_public(sub: submissions.Submission) -> bool:
-    """Whether anyone may read the submission's source.
+async def code_is_public(conn: Conn, sub: submissions.Submission, now: datetime) -> bool:
+    """Whether anyone may read the submission's source at `now`: exactly when the contest rule reveals it (a
+    ranked run of a contest's phase, once every contest it belongs to has ended, unless its author opted out)."""
+    return result_is_public(sub) and await code_revealed(conn, sub, now)
 
-    The rule: a ranked submission to a problem whose contest has ended. Contests come with their own change,
-    which fills this in; until then there is no ended contest, and so no public code.
-    """
-    return False
+
+async def _public_entry(pool: asyncpg.Pool, slug: str, now: datetime) -> ProblemEntry:
+    """The problem, unless a contest hides it at `now`. While any problem is hidden, a slug not found gets no
+    suggestions, which could name a hidden one; a hidden problem reads as one that does not exist."""
+    hidden = await hidden_problem_ids(pool, now)
+    not_found = UnknownProblemError(f"There is no problem called `{shown(slug)}`; the problem list shows them all.")
+    try:
+        entry = await get_problem_entry(pool, slug)
+    except UnknownProblemError:
+        if hidden:
+            raise not_found from None
+        raise
+    if entry.stored.problem_id in hidden:
+        raise not_found
+    return entry
 
 
 # -- a problem's page: its statement and one of its boards ------------------------------------------------------
@@ -75,6 +96,7 @@ async def problem_board(
     pool: asyncpg.Pool,
     slug: str,
     *,
+    now: datetime,
     gpu_type: str | None = None,
     dtype: str | None = None,
     language: str = ANY_LANGUAGE,
@@ -83,8 +105,9 @@ async def problem_board(
     page_size: int = 50,
 ) -> ProblemBoard:
     """The problem and page `page` (from 0) of one board: the one asked for, else the fullest board that fits
-    what was asked (a GPU type, a dtype), else the problem's first dtype with no board yet."""
-    entry = await get_problem_entry(pool, slug)
+    what was asked (a GPU type, a dtype), else the problem's first dtype with no board yet. A problem hidden at
+    `now` is not found."""
+    entry = await _public_entry(pool, slug, now)
     _check_filters(entry, gpu_type, dtype, language, page)
     stored = entry.stored
     boards = await leaderboard.boards(pool, stored.problem_id, stored.version)
@@ -127,11 +150,11 @@ class PublicSubmission:
         return f"{self.submission.id}-{self.submission.result_job_id or 0}"
 
 
-async def public_submission(pool: asyncpg.Pool, submission_id: int) -> PublicSubmission:
-    """The submission's public view. One that is not public reads as one that does not exist, so that ids reveal
-    nothing about submissions that are private."""
+async def public_submission(pool: asyncpg.Pool, submission_id: int, *, now: datetime) -> PublicSubmission:
+    """The submission's public view at `now`. One that is not public (or is on a problem hidden at `now`) reads as
+    one that does not exist, so that ids reveal nothing about submissions that are private."""
     sub = await submissions.get_submission(pool, submission_id)
-    if sub is None or not result_is_public(sub):
+    if sub is None or not result_is_public(sub) or sub.problem_id in await hidden_problem_ids(pool, now):
         raise SubmissionNotFoundError(
             f"There is no public submission #{submission_id}; only ranked submissions are shown here."
         )
@@ -139,5 +162,83 @@ async def public_submission(pool: asyncpg.Pool, submission_id: int) -> PublicSub
     problem = await problems.get_problem_by_id(pool, sub.problem_id, sub.problem_version)
     assert owner is not None and problem is not None, "a submission's user and problem version always exist"
     result = await load_result(pool, sub) if sub.status in ("passed", "failed", "error") else None
-    source = await submissions.get_source(pool, sub.source_sha256) if code_is_public(sub) else None
+    source = await submissions.get_source(pool, sub.source_sha256) if await code_is_public(pool, sub, now) else None
     return PublicSubmission(sub, owner.display_name, problem.title, result, source)
+
+
+# -- contests and ratings --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PublicContest:
+    """A contest as anyone may read it at a moment: its state, the problems it shows, and the board asked for."""
+
+    view: ContestView
+    phase: str
+    """The board asked for: `contest` or `upsolve`."""
+    state: str
+    """`upcoming`, `running`, `ended` (waiting for its last jobs), `frozen` or `cancelled` (`ContestView.state`)."""
+    problems: list[ContestProblem]
+    """The contest's problems less those it hides until its start."""
+    board: ContestBoard | None
+    """None before the start: nothing counts yet, and the columns would name hidden problems."""
+
+    @property
+    def contest(self) -> contests.Contest:
+        return self.view.contest
+
+    @property
+    def over(self) -> bool:
+        """Whether the contest has ended (its boards then link to their runs, whose code the rule reveals)."""
+        return self.state in ("ended", "frozen")
+
+
+async def contest_list(pool: asyncpg.Pool, now: datetime) -> list[PublicContest]:
+    """Every contest, cancelled ones included, the latest start first, without boards."""
+    hidden = await hidden_problem_ids(pool, now)
+    found = []
+    for contest in await contests.list_contests(pool, include_cancelled=True):
+        contest_view = await view(pool, contest.slug)
+        shown_problems = [p for p in contest_view.problems if p.problem_id not in hidden]
+        found.append(PublicContest(contest_view, "contest", contest_view.state(now), shown_problems, None))
+    return found
+
+
+async def public_contest(pool: asyncpg.Pool, slug: str, phase: str, now: datetime) -> PublicContest:
+    """The contest with its contest board (frozen once it froze) or its upsolve board (`phase`), as at `now`."""
+    try:
+        contest_view = await view(pool, slug)
+    except ContestNotFoundError:
+        raise ContestNotFoundError(
+            f"There is no contest called `{shown(slug)}`; the contest list shows them."
+        ) from None
+    state = contest_view.state(now)
+    hidden = await hidden_problem_ids(pool, now)
+    shown_problems = [p for p in contest_view.problems if p.problem_id not in hidden]
+    board = None if state == "upcoming" else await contest_board(pool, slug, phase)
+    return PublicContest(contest_view, phase, state, shown_problems, board)
+
+
+@dataclass(frozen=True)
+class RatingLine:
+    place: int
+    display_name: str
+    rating: float
+    rd: float
+    conservative: float
+    """`core.rating.conservative_rating`: rating - 2·RD, which orders the table."""
+    contests: int
+
+
+async def rating_lines(pool: asyncpg.Pool) -> list[RatingLine]:
+    """Every rated user who is not banned, the highest conservative rating first (then the higher rating, then
+    the name); equal conservative ratings share a place."""
+    rated = [
+        (conservative_rating(Rating(r.rating, r.rd, r.volatility)), r) for r in await rating_table.rated_users(pool)
+    ]
+    rated.sort(key=lambda cr: (-cr[0], -cr[1].rating, cr[1].display_name, cr[1].user_id))
+    lines: list[RatingLine] = []
+    for i, (conservative, r) in enumerate(rated):
+        place = lines[-1].place if lines and lines[-1].conservative == conservative else i + 1
+        lines.append(RatingLine(place, r.display_name, r.rating, r.rd, conservative, r.contests))
+    return lines

@@ -1,7 +1,8 @@
 """The aiohttp application: routes that parse the request, call the core and render, and the error pages.
 
 `create_app(settings, pool)` serves an open pool (the tests'); `create_app(settings)` opens the store itself in a
-cleanup context when the server starts, and closes it when the server stops.
+cleanup context when the server starts, and closes it when the server stops. `clock` gives the moment every page
+is read at (what a contest hides or reveals depends on it): the wall clock, or a test's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
 
 import asyncpg
 from aiohttp.web import (
@@ -27,13 +29,27 @@ from aiohttp.web import (
 
 from core.browse import list_problems
 from core.charts import render_roofline_png
-from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError, UserFacingError
+from core.errors import (
+    ContestNotFoundError,
+    InvalidOptionError,
+    SubmissionNotFoundError,
+    UnknownProblemError,
+    UserFacingError,
+)
 from core.leaderboard import METHODS
-from core.public import problem_board, public_submission
+from core.public import contest_list, problem_board, public_contest, public_submission, rating_lines
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_store, ping
 from runner.gpus import spec_for
-from web.pages import error_page, problem_list_page, problem_page, submission_page
+from web.pages import (
+    contest_list_page,
+    contest_page,
+    error_page,
+    problem_list_page,
+    problem_page,
+    ratings_page,
+    submission_page,
+)
 from web.settings import WebSettings
 
 log = logging.getLogger(__name__)
@@ -41,6 +57,8 @@ log = logging.getLogger(__name__)
 POOL = AppKey("pool", asyncpg.Pool)
 SETTINGS = AppKey("settings", WebSettings)
 CHARTS = AppKey("charts", OrderedDict)
+Clock = Callable[[], datetime]
+CLOCK: AppKey[Clock] = AppKey("clock")
 # Drawn charts kept in memory, by chart version: drawing one takes matplotlib a few hundred milliseconds.
 CHARTS_KEPT = 64
 HEALTH_TIMEOUT_S = 2.0
@@ -55,8 +73,12 @@ def _html(text: str, status: int = 200) -> Response:
 # -- routes ----------------------------------------------------------------------------------------------------
 
 
+def _now(request: Request) -> datetime:
+    return request.app[CLOCK]()
+
+
 async def problems(request: Request) -> Response:
-    return _html(problem_list_page(await list_problems(request.app[POOL])))
+    return _html(problem_list_page(await list_problems(request.app[POOL], now=_now(request))))
 
 
 def _page_number(request: Request) -> int:
@@ -75,6 +97,7 @@ async def problem(request: Request) -> Response:
     found = await problem_board(
         request.app[POOL],
         request.match_info["slug"],
+        now=_now(request),
         gpu_type=query.get("gpu") or None,
         dtype=query.get("dtype") or None,
         language=query.get("lang") or ANY_LANGUAGE,
@@ -86,13 +109,13 @@ async def problem(request: Request) -> Response:
 
 
 async def submission(request: Request) -> Response:
-    found = await public_submission(request.app[POOL], int(request.match_info["submission_id"]))
+    found = await public_submission(request.app[POOL], int(request.match_info["submission_id"]), now=_now(request))
     return _html(submission_page(found))
 
 
 async def roofline(request: Request) -> Response:
     submission_id = int(request.match_info["submission_id"])
-    found = await public_submission(request.app[POOL], submission_id)
+    found = await public_submission(request.app[POOL], submission_id, now=_now(request))
     if not found.has_chart or found.result is None:
         raise SubmissionNotFoundError(
             f"Submission #{submission_id} has no roofline chart: it timed nothing that passed."
@@ -112,6 +135,24 @@ async def roofline(request: Request) -> Response:
     return Response(body=png, content_type="image/png", headers=headers)
 
 
+async def contests(request: Request) -> Response:
+    return _html(contest_list_page(await contest_list(request.app[POOL], _now(request))))
+
+
+async def contest(request: Request) -> Response:
+    now = _now(request)
+    return _html(contest_page(await public_contest(request.app[POOL], request.match_info["slug"], "contest", now)))
+
+
+async def upsolve(request: Request) -> Response:
+    now = _now(request)
+    return _html(contest_page(await public_contest(request.app[POOL], request.match_info["slug"], "upsolve", now)))
+
+
+async def ratings(request: Request) -> Response:
+    return _html(ratings_page(await rating_lines(request.app[POOL])))
+
+
 async def healthz(request: Request) -> Response:
     if await ping(request.app[POOL], HEALTH_TIMEOUT_S):
         return Response(text="ok\n")
@@ -120,7 +161,7 @@ async def healthz(request: Request) -> Response:
 
 # -- errors ----------------------------------------------------------------------------------------------------
 
-NOT_FOUND = (UnknownProblemError, SubmissionNotFoundError)
+NOT_FOUND = (UnknownProblemError, SubmissionNotFoundError, ContestNotFoundError)
 
 
 @middleware
@@ -147,11 +188,16 @@ async def error_pages(request: Request, handler: Handler) -> StreamResponse:
 # -- the application -------------------------------------------------------------------------------------------
 
 
-def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None) -> Application:
+def _wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock: Clock = _wall_clock) -> Application:
     """The web leaderboard over `pool`, or over the store `settings.store` names, opened when the server starts."""
     app = Application(middlewares=[error_pages])
     app[SETTINGS] = settings
     app[CHARTS] = OrderedDict()
+    app[CLOCK] = clock
     if pool is not None:
         app[POOL] = pool
     else:
@@ -168,6 +214,10 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None) -> Appli
             get("/problems/{slug}", problem),
             get(r"/submissions/{submission_id:\d{1,18}}", submission),
             get(r"/submissions/{submission_id:\d{1,18}}/roofline.png", roofline),
+            get("/contests", contests),
+            get("/contests/{slug}", contest),
+            get("/contests/{slug}/upsolve", upsolve),
+            get("/ratings", ratings),
             get("/healthz", healthz),
         ]
     )

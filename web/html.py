@@ -76,8 +76,9 @@ def table(
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; }
-header { background: #1d2330; padding: .6rem 1.5rem; }
+header { background: #1d2330; padding: .6rem 1.5rem; display: flex; gap: 1.4rem; align-items: baseline; }
 header a { color: #fff; font-weight: 600; text-decoration: none; }
+header nav a { font-weight: 400; margin-right: 1rem; }
 main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
 h1 { font-size: 1.5rem; margin: .8rem 0 .3rem; } h2 { font-size: 1.15rem; margin: 1.6rem 0 .4rem; }
 .meta { color: #555; margin: 0 0 .8rem; }
@@ -91,6 +92,8 @@ form.filters { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; mar
 form.filters label { display: flex; flex-direction: column; font-size: .85rem; color: #444; }
 .pager { display: flex; gap: 1.2rem; } .closed { color: #a33; } .note { color: #555; font-style: italic; }
 .easy { color: #227a22; } .medium { color: #a0700b; } .hard { color: #b22; }
+.running { color: #227a22; font-weight: 600; } .cancelled { color: #a33; } .penalty { color: #888; }
+table.contest-board td.num a { text-decoration: none; } ol.podium { font-size: 1.05rem; }
 img.chart { max-width: 100%; border: 1px solid #e2e2e2; background: #fff; }
 """
 
@@ -103,7 +106,8 @@ _LAYOUT = Template("""<!doctype html>
 <style>$style</style>
 </head>
 <body>
-<header><a href="/">Kernel Arena</a></header>
+<header><a href="/">Kernel Arena</a>
+<nav><a href="/">Problems</a><a href="/contests">Contests</a><a href="/ratings">Ratings</a></nav></header>
 <main>
 $body
 </main>

@@ -11,9 +11,11 @@ from datetime import datetime
 from itertools import groupby
 
 from core.browse import ProblemEntry
+from core.contests import BoardLine, ContestBoard
 from core.leaderboard import LANGUAGES
-from core.public import ProblemBoard, PublicSubmission
+from core.public import ProblemBoard, PublicContest, PublicSubmission, RatingLine
 from core.result_view import CASE_HEADERS, case_rows, format_rate, method_label, summary
+from core.store.contests import BoardCell
 from core.store.leaderboard import ANY_LANGUAGE
 from web.html import Html, esc, join, link, page, path_with, prose, table
 
@@ -232,6 +234,150 @@ def submission_page(ps: PublicSubmission) -> str:
     title = f"Submission #{ps.submission.id}"
     body = Html(f"<h1>{esc(title)}</h1>") + _facts(ps) + Html("<h2>Result</h2>") + _result(ps)
     return page(title, body + Html("<h2>Code</h2>") + _code(ps))
+
+
+# -- contests ---------------------------------------------------------------------------------------------------
+
+
+def contest_path(slug: str, phase: str = "contest") -> str:
+    return f"/contests/{slug}" + ("/upsolve" if phase == "upsolve" else "")
+
+
+def _time(at: datetime) -> Html:
+    """A moment in UTC, machine-readable in `datetime` (ISO 8601) and readable in the text."""
+    return Html(f'<time datetime="{esc(at.strftime("%Y-%m-%dT%H:%M:%SZ"))}">{esc(_when(at))}</time>')
+
+
+def _state(state: str) -> Html:
+    return Html(f'<span class="{esc(state)}">{esc(state)}</span>')
+
+
+def contest_list_page(items: Sequence[PublicContest]) -> str:
+    """Every contest, the latest start first: when it runs, where it stands, who may enter."""
+    intro = Html("<h1>Contests</h1>")
+    if not items:
+        return page("Contests", intro + Html("<p>No contests yet.</p>"))
+    rows = [
+        (
+            link(contest_path(pc.contest.slug), pc.contest.title),
+            _time(pc.contest.starts_at),
+            _time(pc.contest.ends_at),
+            _state(pc.state),
+            pc.contest.visibility.replace("_", "-"),
+            link(contest_path(pc.contest.slug, "upsolve"), "upsolve board"),
+        )
+        for pc in items
+    ]
+    headers = ("contest", "starts (UTC)", "ends (UTC)", "state", "visibility", "")
+    note = Html('<p class="meta">Times are UTC. Each contest has a board of the runs sent while it runs, frozen at '
+                "the end, and an upsolve board of those sent after.</p>")  # fmt: skip
+    return page("Contests", intro + note + table(headers, rows, css="contests"))
+
+
+SCORING = (
+    "Scoring (rank sum): in each column, a problem on one target, every entrant's best ranked run is ranked 1, 2, "
+    "3, ... by score; an entrant's total is the sum of their ranks, counting (entrants in the column + 1) where "
+    "they have no run. Lower is better, and equal totals share a place."
+)
+
+
+def _cell(cell: BoardCell, linked: bool) -> Html:
+    """An entrant's rank in a column and their score there (a link to the run once the contest is over)."""
+    if cell.submission_id is None or cell.score is None:
+        return Html(f'<span class="penalty" title="no run: entrants + 1">{cell.rank} · -</span>')
+    score = format_rate(cell.score)
+    shown = link(submission_path(cell.submission_id), score) if linked else esc(score)
+    return Html(f"{cell.rank} · ") + shown
+
+
+def _board_table(board: ContestBoard, linked: bool) -> Html:
+    columns = [Html(f"{link(problem_path(c.slug), c.slug)} {esc(f'{c.gpu_type}/{c.dtype}')}") for c in board.columns]
+    headers = ("place", "user", "total", *columns)
+    rows = [
+        (line.place, line.display_name, line.total, *(_cell(cell, linked) for cell in line.cells))
+        for line in board.lines
+    ]
+    numeric = (0, 2, *range(3, 3 + len(columns)))
+    return table(headers, rows, numeric=numeric, css="contest-board")
+
+
+def _podium(lines: Sequence[BoardLine]) -> Html:
+    items = "".join(f"<li>{esc(line.display_name)} (total {line.total})</li>" for line in lines)
+    return Html(f'<h2>Podium</h2><ol class="podium">{items}</ol>') if items else Html("")
+
+
+def _contest_meta(pc: PublicContest) -> Html:
+    c, targets = pc.contest, ", ".join(f"{t.gpu_type}/{t.dtype}" for t in pc.view.targets)
+    meta = Html(
+        f'<p class="meta">{_state(pc.state)} · {esc(c.visibility.replace("_", "-"))} · from {_time(c.starts_at)} '
+        f"to {_time(c.ends_at)} · targets {esc(targets)}</p>"
+    )
+    if c.visibility == "invite_only":
+        meta += Html("<p>Invite-only: the boards rank invited entrants only.</p>")
+    problems = join((link(problem_path(p.slug), p.title) for p in pc.problems), ", ")
+    hidden = len(pc.view.problems) - len(pc.problems)
+    more = f" {hidden} more {'is' if hidden == 1 else 'are'} revealed at the start." if hidden else ""
+    meta += Html("<p>Problems: ") + (problems or Html("none shown yet.")) + Html(f"{esc(more)}</p>")
+    return meta + Html(f"<p>{esc(SCORING)}</p>")
+
+
+def _contest_board(pc: PublicContest) -> Html:
+    board, c = pc.board, pc.contest
+    tabs = join(
+        [
+            esc("contest board") if pc.phase == "contest" else link(contest_path(c.slug), "contest board"),
+            esc("upsolve board") if pc.phase == "upsolve" else link(contest_path(c.slug, "upsolve"), "upsolve board"),
+        ],
+        " · ",
+    )
+    parts = [Html(f'<p class="pager">{tabs}</p>')]
+    if board is None:
+        parts.append(Html("<p>The contest starts at ") + _time(c.starts_at) + Html("; its board opens then.</p>"))
+        return join(parts)
+    if pc.phase == "upsolve":
+        parts.append(Html("<h2>Upsolve board</h2><p class=\"meta\">Ranked runs sent after the end, ranked as in the "
+                          "contest; they never change the contest board or the ratings.</p>"))  # fmt: skip
+    elif board.frozen:
+        assert c.frozen_at is not None
+        parts.append(_podium(board.podium))
+        parts.append(Html('<h2>Final board</h2><p class="meta">Frozen at ') + _time(c.frozen_at) + Html(".</p>"))
+    else:
+        parts.append(Html("<h2>Live board</h2><p class=\"meta\">It follows every result until it freezes after "
+                          "the end.</p>"))  # fmt: skip
+    if not board.lines:
+        parts.append(Html("<p>No ranked run counts on this board yet.</p>"))
+        return join(parts)
+    parts.append(_board_table(board, pc.over))
+    if pc.over and pc.phase == "contest":
+        parts.append(Html('<p class="note">A score links to its run: the code of contest runs is public now, '
+                          "unless its author chose to keep it private.</p>"))  # fmt: skip
+    return join(parts)
+
+
+def contest_page(pc: PublicContest) -> str:
+    """A contest: when, what and how it is scored, then its contest or upsolve board (and the podium once
+    frozen)."""
+    c = pc.contest
+    title = f"{c.title} ({c.slug})" + (" · upsolve" if pc.phase == "upsolve" else "")
+    return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + _contest_board(pc))
+
+
+def ratings_page(lines: Sequence[RatingLine]) -> str:
+    """The global rating table, by the conservative rating."""
+    intro = Html(
+        '<h1>Ratings</h1><p class="meta">Glicko-2 ratings from rated contests, ordered by the conservative rating '
+        "(rating − 2·RD, a value the player's strength is very likely above): a player climbs by winning and by "
+        "playing often enough for their RD to shrink. A newcomer starts at 1500 ± 350.</p>"
+    )
+    if not lines:
+        return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
+    rows = [
+        (line.place, line.display_name, f"{line.conservative:.0f}", f"{line.rating:.0f}", f"{line.rd:.0f}",
+         line.contests)
+        for line in lines
+    ]  # fmt: skip
+    headers = ("place", "user", "conservative", "rating", "RD", "contests")
+    return page("Ratings", intro + table(headers, rows, numeric=(0, 2, 3, 4, 5), css="ratings"))
 
 
 # -- errors ----------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from core.settings import StoreSettings
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
-from tests.web.web_helpers import Seeded, seed
+from tests.web.web_helpers import Clock, Seeded, seed
 from web.app import create_app
 from web.settings import WebSettings
 
@@ -32,7 +32,18 @@ def page_size() -> int:
 
 
 @pytest.fixture
-async def client(pool: asyncpg.Pool, db_dsn: str, page_size: int) -> AsyncIterator[TestClient]:  # noqa: F811
-    app = create_app(web_settings(db_dsn, page_size=page_size), pool)
+def clock() -> Clock:
+    """The app's clock: the wall clock until a test sets `clock.at`."""
+    return Clock()
+
+
+@pytest.fixture
+async def client(
+    pool: asyncpg.Pool,  # noqa: F811
+    db_dsn: str,  # noqa: F811
+    page_size: int,
+    clock: Clock,
+) -> AsyncIterator[TestClient]:
+    app = create_app(web_settings(db_dsn, page_size=page_size), pool, clock=clock)
     async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
         yield test_client
