@@ -3,9 +3,10 @@
 The rules of what is public live here, not in the web front end, so that any other public view keeps them:
 a ranked submission's result is public (the boards link to it), every other mode's is the submitter's own, and
 no code is public until its contest's rule says so (`core.contests.code_revealed`). A problem that a contest hides
-until its start is not listed, nor shown, nor suggested. Contests, their boards and the rating table are public
-(an invite-only contest's boards rank its invited entrants only, as the core does). Built on `core.browse`,
-`core.leaderboard` and `core.contests`, as the bot's and the CLI's views are. `now` always comes from the caller.
+until its start is not listed, nor shown, nor suggested. Contests and their boards are public (an invite-only
+contest's boards rank its invited entrants only, as the core does), as is the rating table. Built on `core.browse`,
+`core.leaderboard`, `core.contests` and `core.contest_views`, as the bot's and the CLI's views are. `now` always
+comes from the caller.
 """
 
 from __future__ import annotations
@@ -17,13 +18,13 @@ from datetime import datetime
 import asyncpg
 
 from core.browse import LeaderboardPage, ProblemEntry, get_problem_entry, leaderboard_page
+from core.contest_views import list_contests
 from core.contests import ContestBoard, ContestView, code_revealed, contest_board, hidden_problem_ids, view
 from core.errors import ContestNotFoundError, InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import LANGUAGES
 from core.problems import shown
-from core.rating import Rating, conservative_rating
 from core.results import load_result
-from core.store import contests, leaderboard, problems, rating_table, submissions, users
+from core.store import contests, leaderboard, problems, submissions, users
 from core.store.contests import ContestProblem
 from core.store.leaderboard import ANY_LANGUAGE, BoardSummary
 from core.store.pool import Conn
@@ -166,7 +167,7 @@ async def public_submission(pool: asyncpg.Pool, submission_id: int, *, now: date
     return PublicSubmission(sub, owner.display_name, problem.title, result, source)
 
 
-# -- contests and ratings --------------------------------------------------------------------------------------
+# -- contests --------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -196,12 +197,10 @@ class PublicContest:
 async def contest_list(pool: asyncpg.Pool, now: datetime) -> list[PublicContest]:
     """Every contest, cancelled ones included, the latest start first, without boards."""
     hidden = await hidden_problem_ids(pool, now)
-    found = []
-    for contest in await contests.list_contests(pool, include_cancelled=True):
-        contest_view = await view(pool, contest.slug)
-        shown_problems = [p for p in contest_view.problems if p.problem_id not in hidden]
-        found.append(PublicContest(contest_view, "contest", contest_view.state(now), shown_problems, None))
-    return found
+    return [
+        PublicContest(v, "contest", v.state(now), [p for p in v.problems if p.problem_id not in hidden], None)
+        for v in await list_contests(pool)
+    ]
 
 
 async def public_contest(pool: asyncpg.Pool, slug: str, phase: str, now: datetime) -> PublicContest:
@@ -217,28 +216,3 @@ async def public_contest(pool: asyncpg.Pool, slug: str, phase: str, now: datetim
     shown_problems = [p for p in contest_view.problems if p.problem_id not in hidden]
     board = None if state == "upcoming" else await contest_board(pool, slug, phase)
     return PublicContest(contest_view, phase, state, shown_problems, board)
-
-
-@dataclass(frozen=True)
-class RatingLine:
-    place: int
-    display_name: str
-    rating: float
-    rd: float
-    conservative: float
-    """`core.rating.conservative_rating`: rating - 2·RD, which orders the table."""
-    contests: int
-
-
-async def rating_lines(pool: asyncpg.Pool) -> list[RatingLine]:
-    """Every rated user who is not banned, the highest conservative rating first (then the higher rating, then
-    the name); equal conservative ratings share a place."""
-    rated = [
-        (conservative_rating(Rating(r.rating, r.rd, r.volatility)), r) for r in await rating_table.rated_users(pool)
-    ]
-    rated.sort(key=lambda cr: (-cr[0], -cr[1].rating, cr[1].display_name, cr[1].user_id))
-    lines: list[RatingLine] = []
-    for i, (conservative, r) in enumerate(rated):
-        place = lines[-1].place if lines and lines[-1].conservative == conservative else i + 1
-        lines.append(RatingLine(place, r.display_name, r.rating, r.rd, conservative, r.contests))
-    return lines

@@ -29,6 +29,7 @@ from aiohttp.web import (
 
 from core.browse import list_problems
 from core.charts import render_roofline_png
+from core.contest_views import rating_table
 from core.errors import (
     ContestNotFoundError,
     InvalidOptionError,
@@ -37,7 +38,7 @@ from core.errors import (
     UserFacingError,
 )
 from core.leaderboard import METHODS
-from core.public import contest_list, problem_board, public_contest, public_submission, rating_lines
+from core.public import contest_list, problem_board, public_contest, public_submission
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_store, ping
 from runner.gpus import spec_for
@@ -150,7 +151,7 @@ async def upsolve(request: Request) -> Response:
 
 
 async def ratings(request: Request) -> Response:
-    return _html(ratings_page(await rating_lines(request.app[POOL])))
+    return _html(ratings_page(await rating_table(request.app[POOL])))
 
 
 async def healthz(request: Request) -> Response:

@@ -11,9 +11,10 @@ from datetime import datetime
 from itertools import groupby
 
 from core.browse import ProblemEntry
+from core.contest_views import RatingRow
 from core.contests import BoardLine, ContestBoard
 from core.leaderboard import LANGUAGES
-from core.public import ProblemBoard, PublicContest, PublicSubmission, RatingLine
+from core.public import ProblemBoard, PublicContest, PublicSubmission
 from core.result_view import CASE_HEADERS, case_rows, format_rate, method_label, summary
 from core.store.contests import BoardCell
 from core.store.leaderboard import ANY_LANGUAGE
@@ -362,7 +363,7 @@ def contest_page(pc: PublicContest) -> str:
     return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + _contest_board(pc))
 
 
-def ratings_page(lines: Sequence[RatingLine]) -> str:
+def ratings_page(lines: Sequence[RatingRow]) -> str:
     """The global rating table, by the conservative rating."""
     intro = Html(
         '<h1>Ratings</h1><p class="meta">Glicko-2 ratings from rated contests, ordered by the conservative rating '
@@ -372,8 +373,8 @@ def ratings_page(lines: Sequence[RatingLine]) -> str:
     if not lines:
         return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
     rows = [
-        (line.place, line.display_name, f"{line.conservative:.0f}", f"{line.rating:.0f}", f"{line.rd:.0f}",
-         line.contests)
+        (line.place, line.user.display_name, f"{line.conservative:.0f}", f"{line.user.rating:.0f}",
+         f"{line.user.rd:.0f}", line.user.contests)
         for line in lines
     ]  # fmt: skip
     headers = ("place", "user", "conservative", "rating", "RD", "contests")
