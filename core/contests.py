@@ -74,6 +74,8 @@ class ContestDraft:
     problems: tuple[str, ...]
     targets: tuple[tuple[str, str], ...]
     visibility: str = "public"
+    # Its own limit on ranked runs while it runs, (burst, per hour); None keeps the practice limit.
+    ranked_limit: tuple[int, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,17 @@ def _check_title(title: str) -> str:
     return title
 
 
+def _check_limit(limit: tuple[int, float] | None) -> tuple[int, float] | None:
+    if limit is None:
+        return None
+    burst, per_hour = limit
+    if burst < 1 or not per_hour > 0:
+        raise InvalidOptionError(
+            f"A contest's limit needs at least 1 ranked run at once and a positive rate, not {burst} and {per_hour:g}."
+        )
+    return burst, float(per_hour)
+
+
 def _check_visibility(visibility: str) -> str:
     if visibility not in VISIBILITIES:
         raise InvalidOptionError(f"`{shown(visibility)}` is not a visibility; choose one of {', '.join(VISIBILITIES)}.")
@@ -298,6 +311,7 @@ async def create_contest(pool: asyncpg.Pool, actor: Actor, draft: ContestDraft, 
             ends_at=ends_at,
             visibility=visibility,
             created_by=actor_id,
+            ranked_limit=_check_limit(draft.ranked_limit),
         )
         await _store_problems(conn, contest.id, found)
         await contests.set_targets(conn, contest.id, targets)

@@ -8,10 +8,16 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from core.errors import BannedError, InvalidSubmissionError, SubmissionNotFoundError, UnsupportedDtypeError
-from core.problems import check_open, check_slug, unknown_problem
+from core.errors import (
+    BannedError,
+    InvalidSubmissionError,
+    SubmissionNotFoundError,
+    UnknownProblemError,
+    UnsupportedDtypeError,
+)
+from core.problems import check_open, check_slug, shown, unknown_problem
 from core.ratelimit import refusal
-from core.settings import MODES, RateLimitSettings
+from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn
 from core.uploads import Upload, check_upload
@@ -91,13 +97,26 @@ def _check_profile_options(request: SubmitRequest) -> None:
         )
 
 
+def _bucket(mode: str, intake: submissions.Intake, limits: RateLimitSettings) -> tuple[str, RateLimit]:
+    """The rate-limit bucket a submission takes its token from, and that bucket's limit: a running contest's own
+    (`contest:<id>`) for a ranked run it counts, else the mode's."""
+    if mode == "ranked" and intake.contest_limit is not None:
+        contest_id, burst, per_hour = intake.contest_limit
+        return f"contest:{contest_id}", RateLimit(burst=burst, per_hour=per_hour)
+    return mode, limits.for_mode(mode)
+
+
 async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: RateLimitSettings) -> SubmitReceipt:
     user, token = request.user_external_id, request.client_token
     # A former slug (`matmul`) names the renamed problem; a store not yet synced still has it under the old one.
     renamed = canonical_slug(request.problem_slug)
-    intake = await submissions.intake(conn, user, renamed, token)
+    target = (request.gpu_type, request.dtype)
+    intake = await submissions.intake(conn, user, renamed, token, *target)
     if intake.problem is None and renamed != request.problem_slug:
-        intake = await submissions.intake(conn, user, request.problem_slug, token)
+        intake = await submissions.intake(conn, user, request.problem_slug, token, *target)
+    if intake.hidden:
+        # As if it did not exist, with no "did you mean" that would name it: a contest reveals it at its start.
+        raise UnknownProblemError(f"There is no problem called `{shown(request.problem_slug)}`.")
     if intake.problem is None:
         raise await unknown_problem(conn, request.problem_slug)
     problem = check_open(intake.problem, request.dtype)
@@ -121,14 +140,14 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         client_token=request.client_token,
         profile_case=request.profile_case,
     )
-    limit = limits.for_mode(request.mode)
-    created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour)
+    bucket, limit = _bucket(request.mode, intake, limits)
+    created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour, bucket)
     if not created.allowed:
-        raise await refusal(conn, user_id, request.mode, limits)
+        raise await refusal(conn, user_id, request.mode, limits, bucket=bucket, limit=limit)
     if created.submission_id is None or created.job_id is None or created.queue_position is None:
         # A retry with the same token committed between our intake and our insert: hand back its submission,
         # and return the rate-limit token this attempt took.
-        await ratelimits.refund(conn, user_id, request.mode, limit.burst)
+        await ratelimits.refund(conn, user_id, bucket, limit.burst)
         return await _read_duplicate(conn, user_id, request)
     return SubmitReceipt(created.submission_id, created.job_id, user_id, created.queue_position, duplicate=False)
 

@@ -100,6 +100,12 @@ async def _problems(pool: asyncpg.Pool, typed: str) -> tuple[str, ...]:
     return slugs
 
 
+def _limit(args: argparse.Namespace) -> tuple[int, float] | None:
+    if (args.ranked_burst is None) != (args.ranked_per_hour is None):
+        raise UserFacingError("Give --ranked-burst and --ranked-per-hour together: they are one limit.")
+    return None if args.ranked_burst is None else (args.ranked_burst, args.ranked_per_hour)
+
+
 async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     draft = ContestDraft(
         slug=args.slug,
@@ -109,6 +115,7 @@ async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
         problems=await _problems(pool, args.problems),
         targets=parse_targets(args.gpus, args.dtypes),
         visibility="invite_only" if args.invite_only else "public",
+        ranked_limit=_limit(args),
     )
     created = await create_contest(pool, _local(settings), draft, now=now)
     print(f"created\n{_describe(created, now)}")
@@ -241,6 +248,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--start", required=True, help=times)
     c.add_argument("--end", required=True, help=times)
     c.add_argument("--invite-only", action="store_true", help="only invited users enter (arena contest invite)")
+    c.add_argument("--ranked-burst", type=int, help="the contest's own limit on ranked runs: this many at once …")
+    c.add_argument("--ranked-per-hour", type=float, help="… refilled at this many an hour (default: practice's)")
     c.set_defaults(func=_run(_create))
 
     c = contest.add_parser("edit", help="change a contest: anything before its start, only title and end after")

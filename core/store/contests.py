@@ -31,6 +31,9 @@ class Contest:
     cancelled_at: datetime | None
     frozen_at: datetime | None
     rated_at: datetime | None
+    # The contest's own limit on ranked runs while it runs (None: the practice limit applies).
+    ranked_burst: int | None = None
+    ranked_per_hour: float | None = None
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class RatingChange:
 
 
 _CONTEST_COLUMNS = """id, slug, title, starts_at, ends_at, visibility, scoring, created_by, created_at, cancelled_at,
-    frozen_at, rated_at"""
+    frozen_at, rated_at, ranked_burst, ranked_per_hour"""
 
 
 # -- the contest ------------------------------------------------------------------------------------------------
@@ -114,17 +117,22 @@ async def insert_contest(
     ends_at: datetime,
     visibility: str,
     created_by: int | None,
+    ranked_limit: tuple[int, float] | None = None,
 ) -> Contest:
+    burst, per_hour = ranked_limit if ranked_limit is not None else (None, None)
     try:
         row = await conn.fetchrow(
-            f"""INSERT INTO contests (slug, title, starts_at, ends_at, visibility, created_by)
-            VALUES ($1, $2, $3, $4, $5, $6) RETURNING {_CONTEST_COLUMNS}""",
+            f"""INSERT INTO contests (slug, title, starts_at, ends_at, visibility, created_by, ranked_burst,
+                                      ranked_per_hour)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {_CONTEST_COLUMNS}""",
             slug,
             title,
             starts_at,
             ends_at,
             visibility,
             created_by,
+            burst,
+            per_hour,
         )
     except asyncpg.UniqueViolationError as exc:
         raise ContestExistsError(f"A contest named `{slug}` exists already; pick another slug.") from exc

@@ -39,6 +39,10 @@ class Intake:
     problem: ProblemVersion | None
     banned: bool
     earlier_id: int | None
+    # A contest not yet started hides the problem (docs/contests.md): it reads as unknown until the start.
+    hidden: bool = False
+    # A running contest with its own limit on ranked runs, for this problem and target: (contest id, burst, per hour).
+    contest_limit: tuple[int, int, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -159,33 +163,51 @@ async def get_source(conn: Conn, sha256: bytes) -> str | None:
     return value
 
 
-async def intake(conn: Conn, external_id: str, slug: str, client_token: str | None) -> Intake:
+async def intake(
+    conn: Conn, external_id: str, slug: str, client_token: str | None, gpu_type: str = "", dtype: str = ""
+) -> Intake:
     """What submitting needs to know, in one round trip: the user (if known), whether they are banned, their
-    submission with this token, and the problem at its current version."""
+    submission with this token, the problem at its current version, whether a contest hides it, and the limit of
+    a running contest that counts a ranked run on it at (`gpu_type`, `dtype`)."""
     row = await conn.fetchrow(
         f"""
         SELECT u.id AS user_id, u.display_name,
                EXISTS (SELECT 1 FROM bans b WHERE b.user_id = u.id AND b.lifted_at IS NULL) AS banned,
                (SELECT s.id FROM submissions s WHERE s.user_id = u.id AND s.client_token = $3) AS earlier_id,
+               EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
+                       WHERE cp.problem_id = p.id AND NOT cp.public_before AND c.cancelled_at IS NULL
+                         AND c.starts_at > now()) AS hidden,
+               limited.id AS contest_id, limited.ranked_burst, limited.ranked_per_hour,
                {PROBLEM_COLUMNS}
         FROM (SELECT 1) AS one
         LEFT JOIN users u ON u.external_id = $1
         LEFT JOIN problems p ON p.slug = $2
         LEFT JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.current_version
+        LEFT JOIN LATERAL (
+            SELECT c.id, c.ranked_burst, c.ranked_per_hour FROM contests c
+            JOIN contest_problems cp ON cp.contest_id = c.id AND cp.problem_id = p.id
+                                     AND cp.problem_version = p.current_version
+            JOIN contest_targets ct ON ct.contest_id = c.id AND ct.gpu_type = $4 AND ct.dtype = $5
+            WHERE c.ranked_burst IS NOT NULL AND c.cancelled_at IS NULL AND c.starts_at <= now() AND now() < c.ends_at
+            ORDER BY c.id LIMIT 1
+        ) AS limited ON true
         """,
         external_id,
         slug,
         client_token,
+        gpu_type,
+        dtype,
     )
     problem = problem_version(row) if row["problem_id"] is not None else None
-    return Intake(row["user_id"], row["display_name"], problem, row["banned"], row["earlier_id"])
+    limit = (row["contest_id"], row["ranked_burst"], row["ranked_per_hour"]) if row["contest_id"] else None
+    return Intake(row["user_id"], row["display_name"], problem, row["banned"], row["earlier_id"], row["hidden"], limit)
 
 
 # The submit statement: a rate-limit token, the source (once per content), the submission and its queued job,
 # all or nothing, with the job's place in the queue as the statement saw it, and a notification that wakes the
 # dispatchers when the transaction commits. One round trip on the busiest path.
 _CREATE = f"""
-WITH bucket AS ({take_cte(user="$1", mode="$8", burst="$13", per_hour="$14")}
+WITH bucket AS ({take_cte(user="$1", mode="$16", burst="$13", per_hour="$14")}
 ), source AS (
     INSERT INTO sources (sha256, body, size_bytes) SELECT $4, $11, $12 WHERE EXISTS (SELECT 1 FROM bucket)
     ON CONFLICT (sha256) DO NOTHING
@@ -206,8 +228,13 @@ FROM (SELECT 1) AS one LEFT JOIN job ON true
 """
 
 
-async def create(conn: Conn, new: NewSubmission, source: str, burst: int, per_hour: float) -> Created:
+async def create(
+    conn: Conn, new: NewSubmission, source: str, burst: int, per_hour: float, bucket: str | None = None
+) -> Created:
     """Take a rate-limit token and store the source, the submission and its queued job, in one statement.
+
+    The token comes from the user's `bucket`: their bucket of `new.mode` unless a contest's own limit applies
+    (`contest:<id>`, see `Intake.contest_limit`).
 
     `Created.allowed` is False when the bucket was empty (nothing stored); `submission_id` is None when this
     user already sent `new.client_token` (a concurrent retry committed first): roll back, the token was taken.
@@ -229,6 +256,7 @@ async def create(conn: Conn, new: NewSubmission, source: str, burst: int, per_ho
         float(burst),
         per_hour,
         new.profile_case,
+        bucket or new.mode,
     )
     return Created(row["allowed"], row["submission_id"], row["job_id"], row["queue_position"])
 
