@@ -264,7 +264,8 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
                 await self.bot.announce(render_amend_announcement(amendment))
             except discord.HTTPException:
                 log.warning("contest %s: the correction could not be posted", slug.strip(), exc_info=True)
-                receipt.add_field(name="Not announced", value="The correction could not be posted; say it yourself.")
+                text = "The board is amended, but the correction could not be posted to the announcement channel."
+                receipt.add_field(name="Not announced", value=text, inline=False)
         await answer(interaction, embed=receipt)
 
     def _default_gpu(self) -> str:
