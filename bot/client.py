@@ -96,8 +96,8 @@ class ArenaBot(commands.Bot):
         self._dispatch_task = asyncio.create_task(self.dispatcher.run(), name="dispatcher")
         self._dispatch_task.add_done_callback(_dispatcher_stopped)
         self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)
-        self.tracker = SubmissionTracker(self.service, self.hub, settings, self._announce)
-        self.freezer = ContestFreezer(self.pool, settings.contest_freeze_interval_s, self._announce)
+        self.tracker = SubmissionTracker(self.service, self.hub, settings, self.announce)
+        self.freezer = ContestFreezer(self.pool, settings.contest_freeze_interval_s, self.announce)
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:
             await self.add_cog(cog(self), guild=guild or discord.utils.MISSING)
@@ -114,7 +114,8 @@ class ArenaBot(commands.Bot):
         self.freezer.start()
         self._started = True
 
-    async def _announce(self, embed: discord.Embed) -> None:
+    async def announce(self, embed: discord.Embed) -> None:
+        """Post to the announcement channel (personal bests, podium places, contest notes); nothing when unset."""
         channel_id = self.settings.announce_channel_id
         if channel_id is None:
             return

@@ -1,8 +1,9 @@
 """The contest clock: every `contest_freeze_interval_s`, freeze the contests that are due and announce them.
 
 `core.contests.freeze_if_due` does the work (it is safe to run from several processes: each contest freezes and
-is rated once). For each contest that froze on this call, the podium, the rating changes and the code-reveal note
-are posted to the announcement channel. A contest that waits for its last jobs is logged once, not announced.
+is rated once). A contest that has ended but waits for its last jobs is announced once, when this freezer first
+sees it wait (a restarted bot announces it again, as it cannot know it did); each contest that froze on this call
+then gets its podium, the rating changes and the code-reveal note in the announcement channel.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import UTC, datetime
 import asyncpg
 import discord
 
-from bot.ui.contests import render_freeze_announcement
+from bot.ui.contests import render_freeze_announcement, render_waiting_announcement
 from core.contests import FreezeReport, freeze_if_due
 from core.dispatch import STORE_OUTAGE_ERRORS
 
@@ -60,21 +61,27 @@ class ContestFreezer:
             await asyncio.sleep(self._interval_s)
 
     async def tick(self) -> FreezeReport:
-        """Freeze what is due now and announce it."""
+        """Freeze what is due now and announce it; announce a contest that starts to wait for its last jobs."""
         report = await freeze_if_due(self._pool, self._clock())
         for waiting in report.waiting:
-            if waiting.contest.id not in self._waiting:
-                self._waiting.add(waiting.contest.id)
-                log.info(
-                    "contest %s ended; its board waits for jobs %s (until %s at the latest)",
-                    waiting.contest.slug,
-                    waiting.pending_jobs,
-                    waiting.freeze_by.isoformat(),
-                )
+            if waiting.contest.id in self._waiting:
+                continue
+            log.info(
+                "contest %s ended; its board waits for jobs %s (until %s at the latest)",
+                waiting.contest.slug,
+                waiting.pending_jobs,
+                waiting.freeze_by.isoformat(),
+            )
+            self._waiting.add(waiting.contest.id)  # once, even when the post fails: it is a courtesy, not the result
+            await self._post(render_waiting_announcement(waiting), waiting.contest.slug, "its waiting note")
+        # A contest leaves the waiting set when it freezes (or is cancelled meanwhile); an ended one never returns.
+        self._waiting &= {waiting.contest.id for waiting in report.waiting}
         for frozen in report.frozen:
-            self._waiting.discard(frozen.contest.id)
-            try:
-                await self._announce(render_freeze_announcement(frozen))
-            except discord.HTTPException:
-                log.warning("contest %s froze, but its announcement failed", frozen.contest.slug, exc_info=True)
+            await self._post(render_freeze_announcement(frozen), frozen.contest.slug, "its announcement")
         return report
+
+    async def _post(self, embed: discord.Embed, slug: str, what: str) -> None:
+        try:
+            await self._announce(embed)
+        except discord.HTTPException:
+            log.warning("contest %s: %s could not be posted", slug, what, exc_info=True)

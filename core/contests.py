@@ -159,13 +159,41 @@ class FreezeReport:
 
 
 @dataclass(frozen=True)
+class PlaceMove:
+    """An entrant whose place an amendment changed; None: not on that board (a run that passed or failed anew)."""
+
+    user_id: int
+    display_name: str
+    before: int | None
+    after: int | None
+
+
+@dataclass(frozen=True)
 class Amendment:
     before: ContestBoard
     after: ContestBoard
 
     @property
     def changed(self) -> bool:
+        """Whether a place or a total changed."""
         return _places(self.before) != _places(self.after)
+
+    @property
+    def moves(self) -> tuple[PlaceMove, ...]:
+        """The entrants whose place changed, in the amended board's order, then those no longer on it."""
+        was = {line.user_id: line.place for line in self.before.lines}
+        now = {line.user_id: line.place for line in self.after.lines}
+        moved = [
+            PlaceMove(line.user_id, line.display_name, was.get(line.user_id), line.place)
+            for line in self.after.lines
+            if was.get(line.user_id) != line.place
+        ]
+        gone = [
+            PlaceMove(line.user_id, line.display_name, line.place, None)
+            for line in self.before.lines
+            if line.user_id not in now
+        ]
+        return tuple(moved + gone)
 
 
 # -- checks -----------------------------------------------------------------------------------------------------

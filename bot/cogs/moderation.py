@@ -1,10 +1,12 @@
 """`/mod …`: moderator tools, for members with the configured role or permission. Every answer is private.
 
 `/mod contest create|edit|cancel|invite` take times as typed (`2030-01-31T18:00Z`, `in 2h`) and lists as
-comma-separated text; `core.contest_input` reads them and `core.contests` applies the rules."""
+comma-separated text; `core.contest_input` reads them and `core.contests` applies the rules. `/mod contest amend`
+recomputes a frozen board after reruns and posts a correction where places moved."""
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
@@ -23,7 +25,7 @@ from bot.cogs._common import (
     read_attachment,
     utcnow,
 )
-from bot.ui.contests import render_contest_saved
+from bot.ui.contests import render_amend_announcement, render_amendment, render_contest_saved
 from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_published, render_runners
 from bot.ui.views import ConfirmView
@@ -35,6 +37,8 @@ from core.members import ban_member, external_id
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
+
+log = logging.getLogger(__name__)
 
 Reason = app_commands.Range[str, 1, 500]
 Slug = app_commands.Range[str, 1, 64]
@@ -147,7 +151,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         counts = await browse.job_counts(self.bot.pool)
         await answer(interaction, embed=render_runners(statuses, counts, len(self.bot.dispatcher.inflight)))
 
-    contest = app_commands.Group(name="contest", description="Contests: create, edit, cancel, invite")
+    contest = app_commands.Group(name="contest", description="Contests: create, edit, cancel, invite, amend")
 
     @contest.command(name="create", description="Create a contest: problems, targets, a window in UTC")
     @app_commands.describe(**CONTEST_OPTIONS)
@@ -245,6 +249,24 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         named = ", ".join(m.mention for m in members)
         text = f"Invited to `{slug.strip()}`: {named} ({len(added)} new, {len(members) - len(added)} invited before)."
         await answer(interaction, embed=render_notice(text))
+
+    @contest.command(name="amend", description="Recompute a frozen board after reruns (ratings stay)")
+    @app_commands.describe(slug="the frozen contest", reason="why (kept in the audit log)")
+    @app_commands.autocomplete(slug=contest_choices)
+    async def contest_amend(self, interaction: discord.Interaction, slug: Slug, reason: Reason) -> None:
+        await defer(interaction, public=False)
+        amendment = await contests.amend_frozen_board(
+            self.bot.pool, member_actor(interaction.user), slug.strip(), reason, now=utcnow()
+        )
+        receipt = render_amendment(amendment)
+        if amendment.moves:
+            try:
+                await self.bot.announce(render_amend_announcement(amendment))
+            except discord.HTTPException:
+                log.warning("contest %s: the correction could not be posted", slug.strip(), exc_info=True)
+                text = "The board is amended, but the correction could not be posted to the announcement channel."
+                receipt.add_field(name="Not announced", value=text, inline=False)
+        await answer(interaction, embed=receipt)
 
     def _default_gpu(self) -> str:
         gpu = self.bot.service.default_gpu()

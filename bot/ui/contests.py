@@ -1,5 +1,6 @@
-"""Embeds for contests and ratings: a contest and its board, the contest list, the freeze announcement, a
-user's rating card and the rating table. Pure functions of core data.
+"""Embeds for contests and ratings: a contest and its board, the contest list, the announcements of the end (a
+contest waiting for its last runs, then its podium) and of an amended board, a user's rating card and the rating
+table. Pure functions of core data.
 
 Times are Discord timestamps (`<t:UNIX:F>`, `<t:UNIX:R>`): each reader's client shows them in their own zone.
 """
@@ -14,7 +15,7 @@ import discord
 
 from bot.ui.embeds import COLOUR_INFO, DESCRIPTION_LIMIT, FIELD_LIMIT, TITLE_LIMIT, clip, fit
 from core.contest_views import ContestPage, RatingCard, RatingRow
-from core.contests import ContestBoard, ContestView, Frozen
+from core.contests import Amendment, ContestBoard, ContestView, Frozen, PlaceMove, Waiting
 from core.store.contests import Contest
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -146,6 +147,55 @@ def contest_list_pages(views: Sequence[ContestView], now: datetime) -> list[disc
         embed.set_footer(text=f"page {number} of {len(chunks)}")
         pages.append(fit(embed))
     return pages
+
+
+def render_waiting_announcement(waiting: Waiting) -> discord.Embed:
+    """The public note when a contest has ended but its board waits for runs still being judged."""
+    c = waiting.contest
+    embed = discord.Embed(title=clip(f"⏳ {c.title} has ended", TITLE_LIMIT), colour=COLOUR_CONTEST)
+    embed.description = (
+        f"The final board waits for {len(waiting.pending_jobs)} run(s) still being judged, until "
+        f"<t:{int(waiting.freeze_by.timestamp())}:R> at the latest: runs accepted before the end count. "
+        f"`/contest {c.slug}` shows the live board until then."
+    )
+    return embed
+
+
+def _place(place: int | None) -> str:
+    return "off the board" if place is None else str(place)
+
+
+def _moves(moves: Sequence[PlaceMove]) -> list[str]:
+    return [f"**{clip(m.display_name, 60)}**: {_place(m.before)} → {_place(m.after)}" for m in moves]
+
+
+def render_amendment(amendment: Amendment) -> discord.Embed:
+    """A moderator's receipt for an amended frozen board: the places that moved, or that nothing did."""
+    c = amendment.after.contest
+    embed = discord.Embed(title=clip(f"Final board of `{c.slug}` amended", TITLE_LIMIT), colour=COLOUR_CONTEST)
+    if amendment.moves:
+        text = "The board is recomputed and stored; a correction goes to the announcement channel."
+    elif amendment.changed:
+        text = "No change of place (only totals changed); nothing is announced."
+    else:
+        text = "No change: the runs as they stand now give the board that froze. Nothing is announced."
+    embed.description = f"{text} Ratings stay as they were given at the freeze. The audit log has the reason."
+    if amendment.moves:
+        embed.add_field(name="Places (before → after)", value=_joined(_moves(amendment.moves)), inline=False)
+    return fit(embed)
+
+
+def render_amend_announcement(amendment: Amendment) -> discord.Embed:
+    """The public correction when an amendment moved places: who moved, and the podium as it now stands."""
+    c, board = amendment.after.contest, amendment.after
+    embed = discord.Embed(title=clip(f"📝 {c.title}: the final board is corrected", TITLE_LIMIT), colour=COLOUR_CONTEST)
+    embed.description = (
+        f"A moderator re-judged runs of `{c.slug}` and amended its final board; `/contest {c.slug}` shows it. "
+        "Ratings stay as they were given at the freeze."
+    )
+    embed.add_field(name="Places (before → after)", value=_joined(_moves(amendment.moves)), inline=False)
+    embed.add_field(name="Podium", value=_joined(_podium(board) or ["Nobody is on the board."]), inline=False)
+    return fit(embed)
 
 
 def render_freeze_announcement(frozen: Frozen) -> discord.Embed:

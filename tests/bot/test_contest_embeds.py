@@ -7,13 +7,16 @@ from datetime import UTC, datetime, timedelta
 from bot.ui.contests import (
     contest_list_pages,
     rating_table_pages,
+    render_amend_announcement,
+    render_amendment,
     render_contest,
     render_freeze_announcement,
     render_rating,
+    render_waiting_announcement,
 )
 from bot.ui.embeds import TOTAL_LIMIT
 from core.contest_views import ContestPage, HistoryLine, RatingCard, RatingRow
-from core.contests import BoardLine, Column, ContestBoard, ContestView, Frozen
+from core.contests import Amendment, BoardLine, Column, ContestBoard, ContestView, Frozen, Waiting
 from core.store.contests import BoardCell, Contest, ContestProblem, RatedUser, RatingChange, StoredRating, Target
 
 START = datetime(2030, 1, 31, 18, 0, tzinfo=UTC)
@@ -61,6 +64,30 @@ def test_the_freeze_announcement_fits_with_every_rating_change() -> None:
     assert len(embed) <= TOTAL_LIMIT
     assert "left out" in (embed.description or "") and "/reveal off" in (embed.description or "")
     assert [f.name for f in embed.fields] == ["Podium", "Rating changes"]
+
+
+def test_the_waiting_note_counts_the_runs_and_names_the_latest_freeze() -> None:
+    embed = render_waiting_announcement(Waiting(contest(), [4, 5, 6], END + timedelta(hours=1)))
+    assert embed.title == f"⏳ {'S' * 200} has ended" and len(embed) <= TOTAL_LIMIT
+    unix = int((END + timedelta(hours=1)).timestamp())
+    assert f"waits for 3 run(s) still being judged, until <t:{unix}:R> at the latest" in (embed.description or "")
+
+
+def test_an_amendment_that_moves_everyone_fits_and_one_that_moves_nobody_says_so() -> None:
+    c = contest(frozen=True)
+    before = board(c)
+    # Everyone moves: the board reversed, and the last entrant left off it.
+    lines = tuple(
+        BoardLine(i + 1, line.user_id, line.display_name, i + 1, line.cells)
+        for i, line in enumerate(reversed(before.lines[1:]))
+    )
+    after = ContestBoard(c, "contest", True, before.columns, lines)
+    amendment = Amendment(before, after)
+    assert amendment.moves[-1].before == 1 and amendment.moves[-1].after is None
+    for embed in (render_amendment(amendment), render_amend_announcement(amendment)):
+        assert len(embed) <= TOTAL_LIMIT and "more." in embed.fields[0].value
+    same = render_amendment(Amendment(before, before))
+    assert "No change" in (same.description or "") and not same.fields
 
 
 def test_lists_cards_and_tables_fit_and_mark_what_matters() -> None:
