@@ -15,7 +15,7 @@ import asyncpg
 from core.contests import code_revealed, visible_problems
 from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import Board, get_leaderboard, get_rank
-from core.problems import SLUG, find_problem, require_problem
+from core.problems import SLUG, find_problem, require_problem, shown
 from core.ratelimit import remaining
 from core.results import load_result
 from core.settings import RateLimitSettings
@@ -72,8 +72,13 @@ async def list_problems(pool: asyncpg.Pool, *, now: datetime | None = None) -> l
     return sorted(entries, key=lambda e: (e.category, DIFFICULTY_ORDER.get(e.difficulty, 9), e.stored.slug))
 
 
-async def get_problem_entry(pool: asyncpg.Pool, slug: str) -> ProblemEntry:
-    return _entry(await require_problem(pool, slug))
+async def get_problem_entry(pool: asyncpg.Pool, slug: str, *, now: datetime | None = None) -> ProblemEntry:
+    """The problem's statement, unless a contest hides it until its start: then it reads as unknown, with no hint
+    that would name it (as at submit)."""
+    stored = await require_problem(pool, slug)
+    if not await visible_problems(pool, [stored], now or datetime.now(UTC)):
+        raise UnknownProblemError(f"There is no problem called `{shown(slug)}`.")
+    return _entry(stored)
 
 
 async def match_problems(

@@ -53,7 +53,7 @@ async def _public_entry(pool: asyncpg.Pool, slug: str, now: datetime) -> Problem
     hidden = await hidden_problem_ids(pool, now)
     not_found = UnknownProblemError(f"There is no problem called `{shown(slug)}`; the problem list shows them all.")
     try:
-        entry = await get_problem_entry(pool, slug)
+        entry = await get_problem_entry(pool, slug, now=now)
     except UnknownProblemError:
         if hidden:
             raise not_found from None

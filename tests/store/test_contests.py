@@ -32,7 +32,13 @@ from core.contests import (
     user_rating,
     visible_problems,
 )
-from core.errors import ContestError, ContestExistsError, ContestNotFoundError, SubmissionNotFoundError
+from core.errors import (
+    ContestError,
+    ContestExistsError,
+    ContestNotFoundError,
+    SubmissionNotFoundError,
+    UnknownProblemError,
+)
 from core.moderation import Actor, rerun_submission
 from core.problems import ProblemSpec, sync_problem
 from core.store import moderation, problems
@@ -262,6 +268,10 @@ async def test_the_problem_list_and_autocomplete_leave_out_hidden_problems(pool:
     assert [e.stored.slug for e in await browse.list_problems(pool, now=early)] == ["vector_add"]
     assert await browse.match_problems(pool, "secret", now=early) == []
     assert [p.slug for p in await browse.match_problems(pool, "secret", now=START)] == ["secret_sum"]
+    # Its statement (`/problem`) is as hidden as its name, with no hint that would name it.
+    with pytest.raises(UnknownProblemError, match=r"^There is no problem called `secret_sum`\.$"):
+        await browse.get_problem_entry(pool, "secret_sum", now=early)
+    assert (await browse.get_problem_entry(pool, "secret_sum", now=START)).stored.slug == "secret_sum"
 
 
 async def test_others_read_contest_code_only_after_the_end_and_only_with_the_authors_leave(pool: asyncpg.Pool):
