@@ -154,7 +154,11 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
     contest = app_commands.Group(name="contest", description="Contests: create, edit, cancel, invite, amend")
 
     @contest.command(name="create", description="Create a contest: problems, targets, a window in UTC")
-    @app_commands.describe(**CONTEST_OPTIONS)
+    @app_commands.describe(
+        **CONTEST_OPTIONS,
+        ranked_burst="the contest's own limit on ranked runs: this many at once (with ranked_per_hour)",
+        ranked_per_hour="...refilled at this many an hour (default: the practice limit applies)",
+    )
     async def contest_create(
         self,
         interaction: discord.Interaction,
@@ -166,8 +170,12 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         gpus: Listed | None = None,
         dtypes: Listed = "float32",
         visibility: Visibility = "public",
+        ranked_burst: app_commands.Range[int, 1, 1000] | None = None,
+        ranked_per_hour: app_commands.Range[float, 0.01, 10000.0] | None = None,
     ) -> None:
         now = utcnow()
+        if (ranked_burst is None) != (ranked_per_hour is None):
+            raise InvalidOptionError("Give ranked_burst and ranked_per_hour together: they are one limit.")
         draft = contests.ContestDraft(
             slug=slug.strip(),
             title=title.strip(),
@@ -176,6 +184,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
             problems=parse_list(problems, what="problem"),
             targets=parse_targets(gpus or self._default_gpu(), dtypes),
             visibility=visibility,
+            ranked_limit=None if ranked_burst is None or ranked_per_hour is None else (ranked_burst, ranked_per_hour),
         )
         await defer(interaction, public=False)
         created = await contests.create_contest(self.bot.pool, member_actor(interaction.user), draft, now=now)
