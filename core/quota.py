@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 
 from core.ratelimit import describe_wait
 from core.settings import MODES, RateLimitSettings
-from core.store import ratelimits, users
+from core.store import contests, ratelimits, users
 
 
 @dataclass(frozen=True)
@@ -45,18 +46,25 @@ class ModeQuota:
         return self.available >= self.burst - 1e-9
 
 
-async def user_quota(pool: asyncpg.Pool, external_id: str, limits: RateLimitSettings) -> list[ModeQuota]:
-    """Every mode's bucket for the user behind `external_id`, in the order modes are listed."""
+async def user_quota(
+    pool: asyncpg.Pool, external_id: str, limits: RateLimitSettings, *, now: datetime | None = None
+) -> list[ModeQuota]:
+    """Every mode's bucket for the user behind `external_id`, in the order modes are listed, then the bucket of each
+    running contest with its own ranked limit (`ranked in <slug>`)."""
     user = await users.find_user(pool, external_id)
+
+    async def available(bucket: str, burst: int, per_hour: float) -> float:
+        return float(burst) if user is None else await ratelimits.peek(pool, user.id, bucket, burst, per_hour)
+
     quotas = []
     for mode in MODES:
         limit = limits.for_mode(mode)
-        available = (
-            float(limit.burst)
-            if user is None
-            else await ratelimits.peek(pool, user.id, mode, limit.burst, limit.per_hour)
-        )
-        quotas.append(ModeQuota(mode, available, limit.burst, limit.per_hour))
+        quotas.append(ModeQuota(mode, await available(mode, limit.burst, limit.per_hour), limit.burst, limit.per_hour))
+    for contest in await contests.running_limited_contests(pool, now or datetime.now(UTC)):
+        assert contest.ranked_burst is not None and contest.ranked_per_hour is not None
+        burst, per_hour = contest.ranked_burst, contest.ranked_per_hour
+        bucket = await available(f"contest:{contest.id}", burst, per_hour)
+        quotas.append(ModeQuota(f"ranked in {contest.slug}", bucket, burst, per_hour))
     return quotas
 
 

@@ -496,3 +496,14 @@ async def reveals_code(conn: Conn, user_id: int) -> bool:
 
 async def set_reveals_code(conn: Conn, user_id: int, allowed: bool) -> None:
     await conn.execute("UPDATE users SET reveal_code = $2 WHERE id = $1", user_id, allowed)
+
+
+async def running_limited_contests(conn: Conn, now: datetime) -> list[Contest]:
+    """Contests running at `now` that set their own limit on ranked runs (their buckets are `contest:<id>`)."""
+    rows = await conn.fetch(
+        f"""SELECT {_CONTEST_COLUMNS} FROM contests
+        WHERE ranked_burst IS NOT NULL AND cancelled_at IS NULL AND starts_at <= $1 AND $1 < ends_at
+        ORDER BY id""",
+        now,
+    )
+    return [Contest(**row) for row in rows]

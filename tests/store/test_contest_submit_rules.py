@@ -13,6 +13,7 @@ from store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, request
 from core.contests import ContestDraft, create_contest
 from core.errors import RateLimitedError, UnknownProblemError
 from core.problems import ProblemSpec, sync_problem
+from core.quota import describe_quota, user_quota
 from core.ratelimit import remaining
 from core.settings import RateLimitSettings
 from core.submissions import submit
@@ -56,3 +57,7 @@ async def test_a_contests_own_limit_applies_to_the_ranked_runs_it_counts_and_not
     user_id = await pool.fetchval("SELECT id FROM users WHERE external_id = 'discord:alice'")
     assert await remaining(pool, user_id, "ranked", limits) == 4
     await submit(pool, request("alice", mode="test"), limits)  # other modes keep their own buckets
+    # `/quota` lists the contest's bucket after the modes'.
+    quotas = {q.mode: q for q in await user_quota(pool, "discord:alice", limits)}
+    assert describe_quota(quotas["ranked in sprint"]).startswith("0 of 1 left · next in ")
+    assert quotas["ranked"].left == 4
