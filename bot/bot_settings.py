@@ -93,6 +93,11 @@ class BotSettings(BaseSettings):
     contest_freeze_interval_s: float = Field(
         10.0, gt=0, description="how often ended contests are frozen, rated and announced"
     )
+    contest_freeze_grace_s: float = Field(
+        3600.0,
+        gt=0,
+        description="how long after its end a contest's board waits for runs still being judged before it freezes",
+    )
     leaderboard_page_size: int = Field(10, ge=1, le=25)
     sync_builtin_problems: bool = Field(True, description="register the built-in problems in the store at start")
     guild_ready_timeout_s: float = Field(2.0, ge=0)

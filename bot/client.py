@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from contextlib import AsyncExitStack
+from datetime import timedelta
 
 import aiohttp
 import asyncpg
@@ -97,7 +98,12 @@ class ArenaBot(commands.Bot):
         self._dispatch_task.add_done_callback(_dispatcher_stopped)
         self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)
         self.tracker = SubmissionTracker(self.service, self.hub, settings, self.announce)
-        self.freezer = ContestFreezer(self.pool, settings.contest_freeze_interval_s, self.announce)
+        self.freezer = ContestFreezer(
+            self.pool,
+            settings.contest_freeze_interval_s,
+            self.announce,
+            grace=timedelta(seconds=settings.contest_freeze_grace_s),
+        )
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:
             await self.add_cog(cog(self), guild=guild or discord.utils.MISSING)

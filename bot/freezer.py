@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import discord
 
 from bot.ui.contests import render_freeze_announcement, render_waiting_announcement
-from core.contests import FreezeReport, freeze_if_due
+from core.contests import FREEZE_GRACE, FreezeReport, freeze_if_due
 from core.dispatch import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,17 @@ def utcnow() -> datetime:
 class ContestFreezer:
     """Owns one background task; `start()` begins it and `aclose()` cancels and awaits it."""
 
-    def __init__(self, pool: asyncpg.Pool, interval_s: float, announce: Announce, clock: Clock = utcnow) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        interval_s: float,
+        announce: Announce,
+        clock: Clock = utcnow,
+        grace: timedelta = FREEZE_GRACE,
+    ) -> None:
         self._pool = pool
         self._interval_s = interval_s
+        self._grace = grace
         self._announce = announce
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
@@ -62,7 +70,7 @@ class ContestFreezer:
 
     async def tick(self) -> FreezeReport:
         """Freeze what is due now and announce it; announce a contest that starts to wait for its last jobs."""
-        report = await freeze_if_due(self._pool, self._clock())
+        report = await freeze_if_due(self._pool, self._clock(), grace=self._grace)
         for waiting in report.waiting:
             if waiting.contest.id in self._waiting:
                 continue

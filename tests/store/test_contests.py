@@ -300,3 +300,23 @@ async def test_two_schedulers_freezing_at_once_freeze_and_rate_the_contest_once(
     assert sum(len(r.frozen) for r in reports) == 1
     assert await pool.fetchval("SELECT count(*) FROM rating_history") == 2
     assert {r["contests"] for r in await pool.fetch("SELECT contests FROM ratings")} == {1}
+
+
+async def test_the_bots_freezer_waits_for_late_runs_only_as_long_as_its_grace(pool: asyncpg.Pool):
+    from bot.freezer import ContestFreezer  # the bot's clock over this core: ARENA_BOT_CONTEST_FREEZE_GRACE_S
+
+    await add_problems(pool)
+    await make_contest(pool)
+    await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
+    late = await submit(pool, request("bob"), ROOMY)
+    await stamp(pool, late, END - timedelta(seconds=1))  # accepted in time, never judged
+
+    async def announce(_embed: object) -> None:
+        return None
+
+    ten_minutes_on = END + timedelta(minutes=10)
+    patient = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on)  # the default hour
+    assert [w.pending_jobs for w in (await patient.tick()).waiting] == [[late.job_id]]
+    brief = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on, grace=timedelta(minutes=5))
+    frozen = (await brief.tick()).frozen
+    assert [f.contest.slug for f in frozen] == ["spring"] and frozen[0].left_out_jobs == [late.job_id]
