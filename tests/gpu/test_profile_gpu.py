@@ -50,7 +50,7 @@ async def test_the_naive_cuda_matmul_profiles_to_its_one_kernel_and_its_formulas
     (kernel,) = report.kernels
     assert kernel.name == "matmul_kernel"
     assert kernel.block == (16, 16, 1) and kernel.registers_per_thread is not None
-    assert kernel.duration_us > 1000 and kernel.stalls
+    assert kernel.duration_us > 0 and kernel.stalls
     assert kernel.flops == report.formula_flops  # one FFMA per multiply-add: the counters see the formula
     assert kernel.dram_bytes_read is not None and kernel.dram_bytes_read > 0
     names = {a.name for a in report.artifacts}
