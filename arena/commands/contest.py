@@ -8,13 +8,13 @@ does what the bot's freezer does on a timer, for a store run without the bot.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 import asyncpg
 
 from arena.render import format_rate, table
+from arena.store_command import store_command
 from core.contest_input import parse_list, parse_targets, parse_when
 from core.contest_views import contest_page, list_contests, rating_card, rating_table
 from core.contests import (
@@ -27,11 +27,10 @@ from core.contests import (
     freeze_if_due,
     invite,
 )
-from core.errors import USER_FACING, KernelArenaError, UserFacingError
+from core.errors import UserFacingError
 from core.moderation import Actor
 from core.problems import ProblemSpec, sync_problem
 from core.settings import Settings
-from core.store.pool import open_store
 
 Command = Callable[[asyncpg.Pool, Settings, argparse.Namespace, datetime], Awaitable[int]]
 
@@ -211,19 +210,8 @@ async def _ratings(pool: asyncpg.Pool, settings: Settings, args: argparse.Namesp
 
 
 def _run(command: Command) -> Callable[[argparse.Namespace], int]:
-    async def in_store(settings: Settings, args: argparse.Namespace) -> int:
-        async with open_store(settings.store) as store:
-            return await command(store.pool, settings, args, datetime.now(UTC))
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return asyncio.run(in_store(Settings(), args))
-        except USER_FACING:
-            raise
-        except (KernelArenaError, OSError, asyncpg.PostgresError) as exc:
-            raise UserFacingError(f"The store cannot be used: {exc}") from exc
-
-    return run
+    """The command on the store, at the clock's time now (the core takes `now` from its callers)."""
+    return store_command(lambda pool, settings, args: command(pool, settings, args, datetime.now(UTC)))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
