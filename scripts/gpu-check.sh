@@ -20,7 +20,12 @@ export PYTHONUNBUFFERED=1
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv
   python3 -c 'import torch, sys; print("python", sys.version.split()[0], "torch", torch.__version__, torch.cuda.get_device_name())'
   nvcc --version | tail -1
+  ncu --version 2>/dev/null | tail -1
+  grep -i profiling /proc/driver/nvidia/params 2>/dev/null
+  echo "user $(id -u)"
 } 2>&1 | tee "$OUT/env.txt"
+# Tests that keep what they showed (a message, its files) write it here.
+export ARENA_EVIDENCE_DIR=${ARENA_EVIDENCE_DIR:-$OUT/evidence}
 
 arena() { python3 -m arena "$@"; }
 status=0
@@ -30,8 +35,10 @@ status=0
   echo "\$ arena submit matmul examples/matmul_naive.cu --no-store"; arena submit matmul examples/matmul_naive.cu --no-store
   echo; echo "\$ arena submit matmul examples/matmul_triton.py --no-store"; arena submit matmul examples/matmul_triton.py --no-store
   echo; echo "\$ arena submit vector_add examples/vector_add.cu --no-store"; arena submit vector_add examples/vector_add.cu --no-store
-  echo; echo "\$ arena submit matmul examples/matmul_naive.cu --no-store --mode profile --profile-dir \$OUT/profile"
-  arena submit matmul examples/matmul_naive.cu --no-store --mode profile --profile-dir "$OUT/profile"
+  echo; echo "\$ arena submit matmul examples/matmul_naive.cu --mode profile --profile-dir \$OUT/profile"
+  arena submit matmul examples/matmul_naive.cu --mode profile --profile-dir "$OUT/profile"
+  echo; echo "\$ arena submit matmul examples/matmul_naive.cu --no-store --mode profile --json > \$OUT/profile.json"
+  arena submit matmul examples/matmul_naive.cu --no-store --mode profile --json > "$OUT/profile.json"; echo "exit $?"
 } 2>&1 | tee "$OUT/examples.txt"
 for bench in ${GPU_BENCH:-}; do
   python3 "$bench" 2>&1 | tee "$OUT/$(basename "$bench" .py).txt"
@@ -44,4 +51,9 @@ for command in "${commands[@]}"; do
   { echo "\$ $command"; bash -c "$command"; } 2>&1 | tee "$OUT/run-$n.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 done
+# Folders of files (a profile's, a test's evidence) travel better as one archive.
+folders=$(find "$OUT" -mindepth 1 -maxdepth 1 -type d -printf '%f\n')
+if [ -n "$folders" ]; then
+  tar -czf "$OUT/folders.tar.gz" -C "$OUT" $folders && (cd "$OUT" && rm -rf $folders)
+fi
 exit $status

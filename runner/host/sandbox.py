@@ -197,6 +197,20 @@ def interpreter_paths(python: str) -> list[str]:
         return [str(Path(python).parent.parent), str(Path(os.path.realpath(python)).parent.parent)]
 
 
+# Where the CUDA toolkit's `ncu` launcher looks for the Nsight Compute it starts: beside itself in the toolkit, or
+# where the distribution's packages put it.
+NSIGHT_COMPUTE_GLOBS = ("/opt/nvidia/nsight-compute*",)
+
+
+def nsight_compute_paths(ncu: str, system_globs: Sequence[str] = NSIGHT_COMPUTE_GLOBS) -> list[str]:
+    """The folders a job needs to run `ncu`: its own, and the install trees the toolkit's launcher script
+    searches (`<toolkit>/nsight-compute-*`, `/opt/nvidia/nsight-compute`); only those that exist."""
+    here = Path(os.path.realpath(ncu)).parent
+    found = [here, *sorted(here.parent.glob("nsight-compute*"))]
+    found += [Path(p) for pattern in system_globs for p in sorted(glob.glob(pattern))]
+    return [str(p) for p in dict.fromkeys(found) if p.is_dir()]
+
+
 def needed_paths(python: str, env: Mapping[str, str], extra: Sequence[str] = ()) -> list[str]:
     """Every host path a job reads: the system, the interpreter, the package's code, CUDA and the driver."""
     paths = [*SYSTEM_PATHS, *ETC_PATHS, python, *interpreter_paths(python)]
@@ -206,7 +220,7 @@ def needed_paths(python: str, env: Mapping[str, str], extra: Sequence[str] = ())
         paths += [nvcc, str(Path(os.path.realpath(nvcc)).parent.parent)]  # the CUDA toolkit's root
     ncu = shutil.which("ncu")
     if ncu:
-        paths += [ncu, str(Path(os.path.realpath(ncu)).parent)]  # Nsight Compute's install tree (mode profile)
+        paths += [ncu, *nsight_compute_paths(ncu)]  # mode profile runs it inside the sandbox
     for name in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(name):
             paths.append(env[name])

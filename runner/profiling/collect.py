@@ -36,6 +36,9 @@ LOG = "ncu.log"
 MAX_LAUNCHES = 50
 # What ncu prints when the driver keeps the counters for administrators (RmProfilingAdminOnly=1).
 PERMISSION_ERROR = "ERR_NVGPUCTRPERM"
+# What the CUDA toolkit's `ncu` launcher prints when it finds no Nsight Compute install tree (one the sandbox does
+# not show, or none at all): the runner's fault, never the submission's.
+NOT_INSTALLED = "Nsight Compute is not installed"
 LOG_LIMIT = 64 * 1024
 
 
@@ -109,6 +112,11 @@ def collect(args: argparse.Namespace) -> int:
             "profiler_unavailable",
             "This runner's GPU driver lets only administrators read the performance counters "
             "(RmProfilingAdminOnly=1), and jobs do not run as one.",
+        )
+        return 2
+    if NOT_INSTALLED in log:
+        _write_status(
+            out, "profiler_unavailable", f"This runner's ncu cannot find its Nsight Compute installation: {_tail(log)}"
         )
         return 2
     failure = next((line.strip() for line in log.splitlines() if line.startswith(FAILURE)), None)

@@ -3,6 +3,7 @@ CPU runner's clear refusal through a real job. The GPU side (ncu on the examples
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import secrets
@@ -120,6 +121,28 @@ def test_the_collectors_refusal_is_the_users_profiler_unavailable(tmp_path: Path
 def test_a_call_that_failed_under_the_profiler_is_the_submissions_runtime_error(tmp_path: Path) -> None:
     out = _collected(tmp_path, "runtime_error", "The solution failed while being profiled: RuntimeError: boom")
     with pytest.raises(SolutionRuntimeError, match="boom"):
+        read_collected(out, TARGET)
+
+
+def test_an_ncu_launcher_without_its_install_tree_is_the_runners_refusal_not_the_submissions_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    launcher = tools / "ncu"
+    launcher.write_text(
+        "#!/bin/sh\necho 'The nsight-compute directory is not found under /usr/local/cuda/bin/../ or /opt/nvidia. "
+        "Nsight Compute is not installed on your system.'\nexit 1\n"
+    )
+    launcher.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    out = tmp_path / "out"
+    out.mkdir()
+    args = argparse.Namespace(
+        out=out, request=tmp_path / "request.json", case=0, workdir=tmp_path, prebuilt_dir=None, source=None, arch=None
+    )
+    assert collect.collect(args) == 2
+    with pytest.raises(ProfilerUnavailableError, match="cannot find its Nsight Compute installation"):
         read_collected(out, TARGET)
 
 
