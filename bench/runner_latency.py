@@ -7,7 +7,7 @@ It starts `arena runner serve` on a free port of 127.0.0.1 (a fresh state direct
 with a few jobs, then posts `--jobs` submissions one after another and reports p50 and p95 of the wall
 time the client sees and of each phase the runner reports: queue, nvcc, startup (worker start, torch import,
 CUDA initialisation; the imports are done ahead with --warm), compile (loading the library or
-importing the module), test, benchmark, total.
+importing the module), test, benchmark, teardown (stopping the job's processes, deleting its files), total.
 Each CUDA job gets a unique comment, so nvcc really runs every time (no compile-cache hit), as for a new
 submission; pass --cached to measure the cache hit instead.
 """
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from runner.api import HealthInfo, JobEvent, JobRequest, SubmissionResult  # noqa: E402
 from runner.clients.http import RunnerClient  # noqa: E402
 
-PHASES = ("queue", "nvcc", "startup", "compile", "test", "benchmark", "total")
+PHASES = ("queue", "nvcc", "startup", "compile", "test", "benchmark", "teardown", "total")
 
 
 @dataclass

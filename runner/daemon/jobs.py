@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import math
 import time
 import uuid
 from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 
 from runner.api import (
@@ -137,6 +139,8 @@ class JobManager:
         self._tasks: list[asyncio.Task[None]] = []
         # Per slot, the processes started ahead for its next jobs, oldest first.
         self._warm: dict[int, deque[WarmWorker]] = {}
+        # Per GPU slot, the teardown of its last job, which may outlive the job's result (runner.host.job.run_job).
+        self._teardowns: dict[int, asyncio.Task[float]] = {}
 
     async def start(self) -> None:
         """Find the GPUs (nvidia-smi, never CUDA), probe the sandbox, and start one loop per slot."""
@@ -157,6 +161,7 @@ class JobManager:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self.settled()
         for ahead in self._warm.values():
             while ahead:
                 await ahead.popleft().discard()
@@ -279,6 +284,7 @@ class JobManager:
                         await self._start_warm(slot)
                     await self._execute(item, slot, warm)
                 else:
+                    await self._settled(slot)
                     await self._execute_validation(item, slot)
             finally:
                 self.busy -= 1
@@ -296,11 +302,41 @@ class JobManager:
                 log.exception("slot %d: could not start a worker ahead", slot.index)
                 return
 
+    async def settled(self) -> None:
+        """Wait until every slot's last job is torn down (its processes stopped, its files deleted)."""
+        if self._teardowns:
+            await asyncio.wait(set(self._teardowns.values()))
+
+    async def _settled(self, slot: Slot) -> None:
+        task = self._teardowns.pop(slot.index, None)
+        if task is not None:
+            await asyncio.wait({task})
+
+    def _teardown_later(self, slot: Slot, teardown: Coroutine[None, None, float]) -> None:
+        task = asyncio.create_task(teardown, name=f"teardown-{slot.index}")
+        task.add_done_callback(self._teardown_ended)
+        self._teardowns[slot.index] = task
+
+    def _teardown_ended(self, task: asyncio.Task[float]) -> None:
+        if task.cancelled():
+            return
+        if (exc := task.exception()) is not None:
+            log.error("a job's teardown failed", exc_info=exc)
+        else:
+            self.metrics.phase_observed("teardown", task.result())
+
     async def _execute(self, job: Job, slot: Slot, warm: WarmWorker | None) -> None:
         assert self.executor is not None
         job.state, job.started_at = "running", time.time()
         job.queue_seconds = time.monotonic() - job.queued_at
-        run = run_job(job.request, job.append, executor=self.executor, slot=slot, warm=warm)
+        # On a GPU slot the result goes out before the job's processes are torn down: the next job compiles
+        # meanwhile, and its processes reach the GPU only after. A CPU slot tears down first: there the next
+        # job's timing would share the cores with the teardown.
+        later = functools.partial(self._teardown_later, slot) if slot.is_gpu else None
+        previous = self._teardowns.get(slot.index)
+        run = run_job(
+            job.request, job.append, executor=self.executor, slot=slot, warm=warm, after=previous, teardown_later=later
+        )
         job.task = asyncio.create_task(run)
         try:
             await asyncio.wait({job.task})

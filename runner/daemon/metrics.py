@@ -65,6 +65,10 @@ class Metrics:
         if total is not None and math.isfinite(total):
             self.mean_job_s = 0.8 * self.mean_job_s + 0.2 * total
 
+    def phase_observed(self, phase: str, seconds: float) -> None:
+        """A phase timed after its job's result went out (a GPU slot's teardown)."""
+        self.phases.setdefault(phase, Histogram()).observe(seconds)
+
     def job_rejected(self) -> None:
         self.jobs["rejected"] += 1
 

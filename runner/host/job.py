@@ -17,7 +17,7 @@ import shutil
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,7 @@ from runner.host.executor import (
     PEAKS_FILE,
     Deadlines,
     Executor,
+    JobProcesses,
     WarmWorker,
     default_executor,
     job_env,
@@ -137,6 +138,9 @@ class _JobRun:
     timings: list[CaseTiming] = field(default_factory=list)
     prebuilt: bool = False
     warm: WarmWorker | None = None  # the job's processes, held at their gate (always set by run_job)
+    # The teardown of the slot's previous job, when it outlives that job's result: nothing of this job touches the
+    # GPU before it ends.
+    after: Awaitable[object] | None = None
 
     @property
     def device(self) -> str:
@@ -173,16 +177,31 @@ class _JobRun:
             if not support.available:
                 return self.fail("profiler_unavailable", support.note or "This runner cannot profile.")
         await self.stage_request()
-        self.warm.go()
         if self.request.language == "cuda":
-            failed = await self.compile()
+            # nvcc needs no GPU: it runs while the previous job's processes are still being torn down.
+            compiling = asyncio.create_task(self.compile())
+            try:
+                await self.previous_teardown()
+                self.warm.go()
+                failed = await compiling
+            finally:
+                if not compiling.done():
+                    compiling.cancel()
+                    await asyncio.wait({compiling})
             if failed is not None:
                 return failed  # the gate closes with the processes: nothing was loaded
+        else:
+            await self.previous_teardown()
+            self.warm.go()
         self.warm.built()
         result = await self.evaluate()
         if result.mode == "profile" and result.status == "passed" and result.profile is not None:
             return await self.profile(result)
         return result
+
+    async def previous_teardown(self) -> None:
+        if self.after is not None:
+            await asyncio.shield(self.after)  # cancelling this job must not cancel the other's teardown
 
     def profiling_support(self) -> ProfilingSupport:
         on_gpu = self.slot.is_gpu and self.request.device_kind != "cpu"
@@ -191,7 +210,8 @@ class _JobRun:
     async def profile(self, result: SubmissionResult) -> SubmissionResult:
         """After the tests passed (the judge and the launcher have ended): the judge's chosen case under Nsight
         Compute, in a sandboxed process of the job's own."""
-        assert result.profile is not None
+        assert result.profile is not None and self.warm is not None
+        await self.warm.processes.stop()  # the profiler's process gets the GPU to itself
         await self.emit(
             JobEvent(
                 seq=0,
@@ -221,6 +241,9 @@ class _JobRun:
             return self.fail(exc.code, exc.message, exc.log or "")
         self.phases["profile"] = round(time.monotonic() - start, 4)
         return result.model_copy(update={"profile": report})
+
+    def add_phase(self, name: str, seconds: float) -> None:
+        self.phases[name] = round(self.phases.get(name, 0.0) + seconds, 4)
 
     async def finish(self, result: SubmissionResult) -> SubmissionResult:
         """Stamp the runner's own phase times on the result and send `done` (after the cleanup: the slot and
@@ -299,30 +322,32 @@ class _JobRun:
         deadlines = self.executor.deadlines
         clock = _PhaseClock(deadlines, self.request.mode, self.started + deadlines.job_s)
         spawned = time.monotonic()
-        processes = self.warm.processes
-        async with processes.launcher, processes.judge:
-            result, problem = await self._pump(processes.judge, clock, spawned)
-            if processes.launcher.memory_exceeded is not None:
-                await processes.stop()
-                limit = processes.launcher.memory_limit
-                return self.fail("memory_limit", describe_memory_limit(limit), await processes.launcher.output())
-            if result is not None and result.error is not None and result.error.code == "crashed":
-                return await self._launcher_failure(processes.launcher, clock)
-            if result is not None:
-                return result
-            if problem is None:  # the judge's pipe ended without a result
-                returncode = await processes.judge.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
-                log.error(
-                    "job %s: the judge ended without a result (exit %s): %s",
-                    self.request.submission_id,
-                    returncode,
-                    await processes.judge.output(),
-                )
-                if not processes.launcher.alive:
-                    return await self._launcher_failure(processes.launcher, clock)
-                return self.fail("internal", "The runner failed while judging this submission; it has been logged.")
+        return await self._judged(self.warm.processes, clock, spawned)
+
+    async def _judged(self, processes: JobProcesses, clock: _PhaseClock, spawned: float) -> SubmissionResult:
+        """The job's result from the judge's events, or the failure its processes show."""
+        result, problem = await self._pump(processes.judge, clock, spawned)
+        if processes.launcher.memory_exceeded is not None:
             await processes.stop()
-            return self.fail(problem[0], problem[1], await processes.launcher.output())
+            limit = processes.launcher.memory_limit
+            return self.fail("memory_limit", describe_memory_limit(limit), await processes.launcher.output())
+        if result is not None and result.error is not None and result.error.code == "crashed":
+            return await self._launcher_failure(processes.launcher, clock)
+        if result is not None:
+            return result
+        if problem is None:  # the judge's pipe ended without a result
+            returncode = await processes.judge.wait(min(clock.remaining(), PIPE_CLOSED_GRACE_S))
+            log.error(
+                "job %s: the judge ended without a result (exit %s): %s",
+                self.request.submission_id,
+                returncode,
+                await processes.judge.output(),
+            )
+            if not processes.launcher.alive:
+                return await self._launcher_failure(processes.launcher, clock)
+            return self.fail("internal", "The runner failed while judging this submission; it has been logged.")
+        await processes.stop()
+        return self.fail(problem[0], problem[1], await processes.launcher.output())
 
     async def _launcher_failure(self, launcher: SandboxedProcess, clock: _PhaseClock) -> SubmissionResult:
         """The launcher died or hung up: say why from its exit status and its output."""
@@ -377,12 +402,19 @@ async def run_job(
     timeout_s: float = DEFAULT_JOB_TIMEOUT_S,
     python: str = sys.executable,
     warm: WarmWorker | None = None,
+    after: Awaitable[object] | None = None,
+    teardown_later: Callable[[Coroutine[None, None, float]], object] | None = None,
 ) -> SubmissionResult:
     """Evaluate `request` in a fresh sandboxed worker; always returns a result, never raises for the job's faults.
 
     Events go to `on_event`, numbered from 1 and ending with `done`. Cancelling the calling task kills the
     worker and deletes the job's private directory. `warm` is a worker started ahead for this slot; it is
     used when it fits the request, and consumed either way.
+
+    The teardown (stopping the job's processes, deleting its directories) comes before `done`, unless
+    `teardown_later` is given: then `done` is sent as soon as the result is known, and the teardown is handed to
+    `teardown_later` as a coroutine (returning its seconds). The slot's next job then passes that teardown as
+    `after`: it compiles meanwhile, and lets its processes touch the GPU only once it has ended.
     """
     executor = executor or await default_executor(python, timeout_s)
     slot = slot or await asyncio.to_thread(default_slot)
@@ -393,15 +425,28 @@ async def run_job(
         # Started now, they import torch while nvcc runs.
         warm = await start_warm_worker(executor, slot, job_env(slot, request))
     judge_job, job = warm.processes.judge_job, warm.processes.launcher_job
-    run = _JobRun(request, on_event, executor, slot, job, judge_job, warm=warm)
+    run = _JobRun(request, on_event, executor, slot, job, judge_job, warm=warm, after=after)
+
+    async def teardown() -> float:
+        start = time.monotonic()
+        await warm.close()  # stops the judge and the launcher together
+        await executor.sandbox.reap(job.uid)
+        await asyncio.gather(*(asyncio.to_thread(directory.remove) for directory in (job, judge_job)))
+        seconds = time.monotonic() - start
+        log.info("job %s: torn down in %.3f s", request.submission_id, seconds)
+        return seconds
+
     try:
         result = await run.run()
-    finally:
-        await warm.close()
-        await executor.sandbox.reap(job.uid)
-        for directory in (job, judge_job):
-            await asyncio.to_thread(directory.remove)
-    return await run.finish(result)
+    except BaseException:
+        await teardown()
+        raise
+    if teardown_later is None:
+        run.add_phase("teardown", await teardown())
+        return await run.finish(result)
+    result = await run.finish(result)
+    teardown_later(teardown())
+    return result
 
 
 async def run_validation(

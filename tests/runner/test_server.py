@@ -78,7 +78,7 @@ async def test_post_is_idempotent_on_the_submission_id(state_dir: Path, secret: 
         assert conflict.value.status == 409 and conflict.value.code == "conflict"
         result = await client.wait_result(first.job_id)
         assert result is not None and result.status == "passed"
-        assert {"queue", "startup", "test", "total"} <= set(result.phase_seconds)
+        assert {"queue", "startup", "test", "teardown", "total"} <= set(result.phase_seconds)
         with pytest.raises(RunnerError) as finished:
             await client.cancel(first.job_id)
         assert finished.value.status == 409 and "already finished" in finished.value.message
