@@ -21,6 +21,13 @@ one performance yet count as independent evidence, so a large contest moves rati
 games would. Elo-MMR models that directly and could replace the arithmetic behind `rate_contest` if contests
 grow to hundreds of players; the work here is O(N²) per contest, fine at that size too.
 
+Two guards the paper leaves to the system. The volatility never exceeds `MAX_VOLATILITY` (0.15, two and a half
+times a newcomer's): all-pairs games make a contest's variance v small, so one performance far from a player's
+rating found a volatility of 0.9 to 1.3 in a single step, and over 24 weekly contests of inconsistent results
+(bench/web_pages.py's seeded store) ratings climbed past 20,000. And when every expected score of a player's games
+rounds to exactly 0 or 1 in floating point, the games carry no information the arithmetic can use (v would be
+1/0): the period only ages that rating.
+
 Callers pass only frozen results (the final standings once the contest has ended); nothing here reads live
 scores. Nothing here touches the database or Discord either: the store keeps the ratings and the contest code
 decides when to call `rate_contest` and, for players who sat a period out, `age`.
@@ -48,6 +55,8 @@ CONVERGENCE = 0.000001
 # RD never exceeds a newcomer's: long inactivity returns a player to "unknown", not beyond it. Glickman's
 # Glicko-1 paper caps the pre-period RD at 350 the same way; the Glicko-2 paper leaves the cap to the system.
 MAX_RD = DEFAULT_RD
+# The most a volatility may become (see the module's docstring): a cap on step 5's result.
+MAX_VOLATILITY = 0.15
 
 PlayerId = TypeVar("PlayerId", bound=Hashable)
 
@@ -123,10 +132,12 @@ def rate_period(player: Rating, games: Sequence[Game], *, tau: float = DEFAULT_T
         expected = _expected(mu, (opponent.rating - DEFAULT_RATING) / SCALE, g)
         information += g * g * expected * (1 - expected)
         improvement += g * (score - expected)
+    if information == 0:
+        return age(player)  # every expectation rounded to 0 or 1: nothing here to learn from
     v = 1 / information
     delta = v * improvement
-    # Step 5: the new volatility.
-    sigma = _new_volatility(phi, player.volatility, v, delta, tau)
+    # Step 5: the new volatility, capped.
+    sigma = min(_new_volatility(phi, player.volatility, v, delta, tau), MAX_VOLATILITY)
     # Step 6: the pre-period RD, then step 7: the new RD and rating.
     phi_star = _pre_period_phi(phi, sigma)
     new_phi = 1 / math.sqrt(1 / phi_star**2 + 1 / v)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from core.rating import (
     MAX_RD,
+    MAX_VOLATILITY,
     SCALE,
     Game,
     Rating,
@@ -156,3 +159,32 @@ def test_a_system_constant_that_is_not_positive_is_refused(tau: float):
 def test_a_score_outside_zero_to_one_is_refused():
     with pytest.raises(ValueError, match="between 0 and 1"):
         rate_period(Rating(), [Game(Rating(), 2)])
+
+
+def test_one_performance_far_from_the_rating_raises_the_volatility_no_further_than_the_cap():
+    # A low-rated player beats 94 of 95 established opponents: all-pairs games give a small variance, and the
+    # paper's step 5 alone put the volatility near 0.9 for such a contest.
+    field = [Standing(i, i + 1) for i in range(96)]
+    before = {i: Rating(1500 + 5 * i, 45, 0.06) for i in range(1, 96)}
+    before[0] = Rating(1000, 55, 0.06)
+    after = rate_contest(field, before)
+    assert after[0].rating > before[0].rating + 100
+    assert after[0].volatility == MAX_VOLATILITY
+
+
+def test_games_whose_expected_scores_round_to_certainty_only_age_the_rating():
+    giant, tiny = Rating(30000, 30, 0.06), Rating(100, 30, 0.06)
+    after = rate_period(giant, [Game(tiny, 0.0), Game(tiny, 0.0)])
+    assert after == age(giant)
+
+
+def test_many_contests_of_inconsistent_results_keep_ratings_in_a_sane_range():
+    # Places drawn afresh each contest, on fields of a few to a hundred players: what seeded stores (and erratic
+    # entrants) produce. Before the volatility cap, such a run reached ratings in the tens of thousands.
+    rng = random.Random(20261125)
+    ratings: dict[int, Rating] = {}
+    for _ in range(40):
+        entrants = rng.sample(range(300), rng.randint(2, 100))
+        places = sorted(rng.randint(1, len(entrants)) for _ in entrants)
+        ratings.update(rate_contest([Standing(p, place) for p, place in zip(entrants, places)], ratings))
+    assert all(0 < r.rating < 4000 and r.volatility <= MAX_VOLATILITY for r in ratings.values())
