@@ -478,10 +478,11 @@ def rank_sum(
         line: list[BoardCell] = []
         for col in cols:
             ranked = by_column[(col.problem_id, col.gpu_type, col.dtype)].get(user_id)
-            penalty = BoardCell(
-                col.problem_id, col.gpu_type, col.dtype, user_id, names[user_id], col.entrants + 1, None, None, None
-            )
-            line.append(ranked or penalty)
+            if ranked is None:  # the penalty rank: one past the column's entrants
+                ranked = BoardCell(
+                    col.problem_id, col.gpu_type, col.dtype, user_id, names[user_id], col.entrants + 1, None, None, None
+                )
+            line.append(ranked)
         unplaced.append((sum(c.rank for c in line), user_id, tuple(line)))
     unplaced.sort(key=lambda u: (u[0], u[1]))
     lines: list[BoardLine] = []

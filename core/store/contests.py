@@ -282,7 +282,8 @@ WITH eligible AS (
 ), best AS (
     SELECT DISTINCT ON (problem_id, gpu_type, dtype, method, user_id) * FROM eligible
     ORDER BY problem_id, gpu_type, dtype, method, user_id, score DESC, created_at, id
-), fullest AS (
+), fullest AS MATERIALIZED (
+    -- Materialized: inlined, the planner (which expects one row of `best`) recomputed it for every row of `best`.
     SELECT DISTINCT ON (problem_id, gpu_type, dtype) problem_id, gpu_type, dtype, method
     FROM best GROUP BY problem_id, gpu_type, dtype, method
     ORDER BY problem_id, gpu_type, dtype, count(*) DESC, method
