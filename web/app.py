@@ -140,18 +140,23 @@ async def contests(request: Request) -> Response:
     return _html(contest_list_page(await contest_list(request.app[POOL], _now(request))))
 
 
+async def _contest_board(request: Request, phase: str) -> Response:
+    page_number, now = _page_number(request), _now(request)
+    found = await public_contest(request.app[POOL], request.match_info["slug"], phase, now)
+    return _html(contest_page(found, page_number, request.app[SETTINGS].page_size))
+
+
 async def contest(request: Request) -> Response:
-    now = _now(request)
-    return _html(contest_page(await public_contest(request.app[POOL], request.match_info["slug"], "contest", now)))
+    return await _contest_board(request, "contest")
 
 
 async def upsolve(request: Request) -> Response:
-    now = _now(request)
-    return _html(contest_page(await public_contest(request.app[POOL], request.match_info["slug"], "upsolve", now)))
+    return await _contest_board(request, "upsolve")
 
 
 async def ratings(request: Request) -> Response:
-    return _html(ratings_page(await rating_table(request.app[POOL])))
+    page_number = _page_number(request)
+    return _html(ratings_page(await rating_table(request.app[POOL]), page_number, request.app[SETTINGS].page_size))
 
 
 async def healthz(request: Request) -> Response:

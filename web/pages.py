@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import groupby
+from typing import TypeVar
 
 from core.browse import ProblemEntry
 from core.contest_views import RatingRow
@@ -19,6 +20,8 @@ from core.result_view import CASE_HEADERS, case_rows, format_rate, method_label,
 from core.store.contests import BoardCell
 from core.store.leaderboard import ANY_LANGUAGE
 from web.html import Html, esc, join, link, page, path_with, prose, table
+
+T = TypeVar("T")
 
 
 def _when(at: datetime) -> str:
@@ -291,12 +294,31 @@ def _cell(cell: BoardCell, linked: bool) -> Html:
     return Html(f"{cell.rank} · ") + shown
 
 
-def _board_table(board: ContestBoard, linked: bool) -> Html:
+def paged(lines: Sequence[T], path: str, page_number: int, page_size: int, what: str) -> tuple[Sequence[T], Html]:
+    """One page of `lines` (pages counted from 0) and its pager: where it is in the whole, and links to the pages
+    before and after. A page past the end has no lines, and says where the last one is."""
+    start = page_number * page_size
+    shown = lines[start : start + page_size]
+    if not lines:
+        return shown, Html("")
+    if not shown:
+        last = (len(lines) - 1) // page_size + 1
+        back = link(path_with(path, {"page": last}), f"page {last}")
+        return shown, Html(f'<p class="pager">Page {page_number + 1} is past the end of these {len(lines)} {what}: '
+                           "the last is ") + back + Html(".</p>")  # fmt: skip
+    links = [Html(esc(f"{what} {start + 1}–{start + len(shown)} of {len(lines)}"))]
+    if page_number > 0:
+        links.append(link(path_with(path, {"page": page_number}), "← previous"))
+    if start + page_size < len(lines):
+        links.append(link(path_with(path, {"page": page_number + 2}), "next →"))
+    return shown, Html('<p class="pager">') + join(links, " · ") + Html("</p>")
+
+
+def _board_table(board: ContestBoard, lines: Sequence[BoardLine], linked: bool) -> Html:
     columns = [Html(f"{link(problem_path(c.slug), c.slug)} {esc(f'{c.gpu_type}/{c.dtype}')}") for c in board.columns]
     headers = ("place", "user", "total", *columns)
     rows = [
-        (line.place, line.display_name, line.total, *(_cell(cell, linked) for cell in line.cells))
-        for line in board.lines
+        (line.place, line.display_name, line.total, *(_cell(cell, linked) for cell in line.cells)) for line in lines
     ]
     numeric = (0, 2, *range(3, 3 + len(columns)))
     return table(headers, rows, numeric=numeric, css="contest-board")
@@ -322,7 +344,7 @@ def _contest_meta(pc: PublicContest) -> Html:
     return meta + Html(f"<p>{esc(SCORING)}</p>")
 
 
-def _contest_board(pc: PublicContest) -> Html:
+def _contest_board(pc: PublicContest, page_number: int, page_size: int) -> Html:
     board, c = pc.board, pc.contest
     tabs = join(
         [
@@ -348,22 +370,26 @@ def _contest_board(pc: PublicContest) -> Html:
     if not board.lines:
         parts.append(Html("<p>No ranked run counts on this board yet.</p>"))
         return join(parts)
-    parts.append(_board_table(board, pc.over))
+    lines, pager = paged(board.lines, contest_path(c.slug, pc.phase), page_number, page_size, "entrants")
+    if lines:
+        parts.append(_board_table(board, lines, pc.over))
+    parts.append(pager)
     if pc.over and pc.phase == "contest":
         parts.append(Html('<p class="note">A score links to its run: the code of contest runs is public now, '
                           "unless its author chose to keep it private.</p>"))  # fmt: skip
     return join(parts)
 
 
-def contest_page(pc: PublicContest) -> str:
-    """A contest: when, what and how it is scored, then its contest or upsolve board (and the podium once
-    frozen)."""
+def contest_page(pc: PublicContest, page_number: int = 0, page_size: int = 50) -> str:
+    """A contest: when, what and how it is scored, then one page of its contest or upsolve board (and the podium
+    once frozen)."""
     c = pc.contest
     title = f"{c.title} ({c.slug})" + (" · upsolve" if pc.phase == "upsolve" else "")
-    return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + _contest_board(pc))
+    board = _contest_board(pc, page_number, page_size)
+    return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + board)
 
 
-def ratings_page(lines: Sequence[RatingRow]) -> str:
+def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: int = 50) -> str:
     """The global rating table, by the conservative rating."""
     intro = Html(
         '<h1>Ratings</h1><p class="meta">Glicko-2 ratings from rated contests, ordered by the conservative rating '
@@ -372,13 +398,15 @@ def ratings_page(lines: Sequence[RatingRow]) -> str:
     )
     if not lines:
         return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
+    shown, pager = paged(lines, "/ratings", page_number, page_size, "players")
     rows = [
         (line.place, line.user.display_name, f"{line.conservative:.0f}", f"{line.user.rating:.0f}",
          f"{line.user.rd:.0f}", line.user.contests)
-        for line in lines
+        for line in shown
     ]  # fmt: skip
     headers = ("place", "user", "conservative", "rating", "RD", "contests")
-    return page("Ratings", intro + table(headers, rows, numeric=(0, 2, 3, 4, 5), css="ratings"))
+    ratings = table(headers, rows, numeric=(0, 2, 3, 4, 5), css="ratings") if rows else Html("")
+    return page("Ratings", intro + ratings + pager)
 
 
 # -- errors ----------------------------------------------------------------------------------------------------
