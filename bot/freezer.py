@@ -1,9 +1,10 @@
 """The contest clock: every `contest_freeze_interval_s`, freeze the contests that are due and announce them.
 
 `core.contests.freeze_if_due` does the work (it is safe to run from several processes: each contest freezes and
-is rated once). A contest that has ended but waits for its last jobs is announced once, when this freezer first
-sees it wait (a restarted bot announces it again, as it cannot know it did); each contest that froze on this call
-then gets its podium, the rating changes and the code-reveal note in the announcement channel.
+is rated once). A contest that has ended but waits for its last jobs is announced once, and each frozen contest gets
+its podium, the rating changes and the code-reveal note in the announcement channel once: the store records each
+notice as claimed before it is posted (`core.contests.claim_announcements`), so a restarted bot, or a second one,
+neither repeats a notice nor loses the podium of a contest frozen just before a restart.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import asyncpg
 import discord
 
 from bot.ui.contests import render_freeze_announcement, render_waiting_announcement
-from core.contests import FREEZE_GRACE, FreezeReport, freeze_if_due
+from core.contests import FREEZE_GRACE, FreezeReport, claim_announcements, freeze_if_due
 from core.dispatch import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -47,7 +48,6 @@ class ContestFreezer:
         self._announce = announce
         self._clock = clock
         self._task: asyncio.Task[None] | None = None
-        self._waiting: set[int] = set()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="contest-freezer")
@@ -69,23 +69,22 @@ class ContestFreezer:
             await asyncio.sleep(self._interval_s)
 
     async def tick(self) -> FreezeReport:
-        """Freeze what is due now and announce it; announce a contest that starts to wait for its last jobs."""
-        report = await freeze_if_due(self._pool, self._clock(), grace=self._grace)
-        for waiting in report.waiting:
-            if waiting.contest.id in self._waiting:
-                continue
+        """Freeze what is due now; announce each contest that starts to wait for its last jobs, and each podium, once
+        (claimed in the store before posting: a notice whose post fails is not tried again, as it is a courtesy and
+        the board itself is already final)."""
+        now = self._clock()
+        report = await freeze_if_due(self._pool, now, grace=self._grace)
+        waiting, frozen = await claim_announcements(self._pool, report, now)
+        for note in waiting:
             log.info(
                 "contest %s ended; its board waits for jobs %s (until %s at the latest)",
-                waiting.contest.slug,
-                waiting.pending_jobs,
-                waiting.freeze_by.isoformat(),
+                note.contest.slug,
+                note.pending_jobs,
+                note.freeze_by.isoformat(),
             )
-            self._waiting.add(waiting.contest.id)  # once, even when the post fails: it is a courtesy, not the result
-            await self._post(render_waiting_announcement(waiting), waiting.contest.slug, "its waiting note")
-        # A contest leaves the waiting set when it freezes (or is cancelled meanwhile); an ended one never returns.
-        self._waiting &= {waiting.contest.id for waiting in report.waiting}
-        for frozen in report.frozen:
-            await self._post(render_freeze_announcement(frozen), frozen.contest.slug, "its announcement")
+            await self._post(render_waiting_announcement(note), note.contest.slug, "its waiting note")
+        for done in frozen:
+            await self._post(render_freeze_announcement(done), done.contest.slug, "its announcement")
         return report
 
     async def _post(self, embed: discord.Embed, slug: str, what: str) -> None:

@@ -565,6 +565,31 @@ async def freeze_if_due(pool: asyncpg.Pool, now: datetime, *, grace: timedelta =
     return FreezeReport(frozen, waiting)
 
 
+async def claim_announcements(
+    pool: asyncpg.Pool, report: FreezeReport, now: datetime
+) -> tuple[list[Waiting], list[Frozen]]:
+    """What this caller is the first to announce, each claimed in the store before it is posted (so that no notice is
+    posted twice, however many bots run or restart): the contests of `report` that wait for their last runs, and
+    every frozen contest whose podium is unclaimed. Those are the ones `report` froze, and any that a process froze
+    and then stopped before announcing; for those, the jobs left out after the grace period are no longer known."""
+    now = _utc(now, "current time")
+    fresh = {frozen.contest.id: frozen for frozen in report.frozen}
+    async with pool.acquire() as conn:
+        waiting = [w for w in report.waiting if await contests.claim_waiting_notice(conn, w.contest.id, now)]
+        frozen: list[Frozen] = []
+        for contest_id in await contests.unannounced_frozen(conn):
+            if await contests.claim_podium(conn, contest_id, now):
+                frozen.append(fresh.get(contest_id) or await _announced_later(conn, contest_id))
+    return waiting, frozen
+
+
+async def _announced_later(conn: Conn, contest_id: int) -> Frozen:
+    contest = await contests.lock_contest_by_id(conn, contest_id)
+    assert contest is not None
+    board = await _frozen_board(conn, await _view(conn, contest))
+    return Frozen(contest, board, [], await contests.contest_rating_changes(conn, contest_id))
+
+
 async def _freeze(pool: asyncpg.Pool, contest_id: int, now: datetime, grace: timedelta) -> Frozen | Waiting | None:
     async with pool.acquire() as conn, conn.transaction():
         # The row lock makes a second freezer wait, then see frozen_at set and do nothing.

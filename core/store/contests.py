@@ -353,6 +353,35 @@ async def mark_frozen(conn: Conn, contest_id: int, at: datetime) -> None:
     await conn.execute("UPDATE contests SET frozen_at = $2 WHERE id = $1 AND frozen_at IS NULL", contest_id, at)
 
 
+async def claim_waiting_notice(conn: Conn, contest_id: int, at: datetime) -> bool:
+    """Whether the caller is the first to announce that this ended contest waits for its last runs."""
+    claimed = await conn.fetchval(
+        "UPDATE contests SET waiting_announced_at = $2 WHERE id = $1 AND waiting_announced_at IS NULL RETURNING id",
+        contest_id,
+        at,
+    )
+    return claimed is not None
+
+
+async def claim_podium(conn: Conn, contest_id: int, at: datetime) -> bool:
+    """Whether the caller is the first to announce this frozen contest's podium."""
+    claimed = await conn.fetchval(
+        """UPDATE contests SET podium_announced_at = $2
+        WHERE id = $1 AND frozen_at IS NOT NULL AND podium_announced_at IS NULL RETURNING id""",
+        contest_id,
+        at,
+    )
+    return claimed is not None
+
+
+async def unannounced_frozen(conn: Conn) -> list[int]:
+    """Frozen contests whose podium nobody has claimed yet (frozen by a process that stopped before announcing)."""
+    rows = await conn.fetch(
+        "SELECT id FROM contests WHERE frozen_at IS NOT NULL AND podium_announced_at IS NULL ORDER BY frozen_at, id"
+    )
+    return [r["id"] for r in rows]
+
+
 async def frozen_standings(conn: Conn, contest_id: int) -> list[StandingRow]:
     """The frozen standings, best place first (ties by user id)."""
     rows = await conn.fetch(

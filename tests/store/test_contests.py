@@ -320,3 +320,32 @@ async def test_the_bots_freezer_waits_for_late_runs_only_as_long_as_its_grace(po
     brief = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on, grace=timedelta(minutes=5))
     frozen = (await brief.tick()).frozen
     assert [f.contest.slug for f in frozen] == ["spring"] and frozen[0].left_out_jobs == [late.job_id]
+
+
+async def test_a_restarted_freezer_neither_repeats_the_waiting_note_nor_loses_a_podium(pool: asyncpg.Pool):
+    from bot.freezer import ContestFreezer  # the bot's clock over this core
+
+    await add_problems(pool)
+    await make_contest(pool)
+    await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
+    await ranked(pool, "bob", 40.0, START + timedelta(seconds=6))
+    late = await submit(pool, request("carol"), ROOMY)
+    await stamp(pool, late, END - timedelta(seconds=1))  # accepted in time, judged after the end
+    posted: list[str] = []
+
+    async def announce(embed: object) -> None:
+        posted.append(str(embed.title))  # type: ignore[attr-defined]
+
+    def freezer(at: datetime) -> ContestFreezer:
+        return ContestFreezer(pool, 1.0, announce, clock=lambda: at)
+
+    await freezer(END + timedelta(seconds=1)).tick()
+    await freezer(END + timedelta(seconds=2)).tick()  # a restarted bot: a new freezer, nothing in memory
+    assert posted == ["⏳ Spring sprint has ended"]
+
+    # The board freezes, and the process stops before it announces the podium.
+    await finish(pool, late, 30.0)
+    assert [f.contest.slug for f in (await freeze_if_due(pool, END + timedelta(seconds=30))).frozen] == ["spring"]
+    await freezer(END + timedelta(seconds=40)).tick()
+    await freezer(END + timedelta(seconds=50)).tick()
+    assert posted == ["⏳ Spring sprint has ended", "🏆 Spring sprint is over"]
