@@ -9,11 +9,17 @@ wire), and builds the leaderboards with the core's own `leaderboard.rebuild`. On
 submissions (with 1,000,000 jobs, 3.6 million case rows and 613,000 board entries) took 140 s to seed, and the
 whole run under 4 minutes (bench/results/web_pages.txt, its `load:` line).
 
+It then adds contests through the core (`core.contests`): a one-day contest each week of the seeded span, each on
+three of the ten busiest problems, frozen and rated by the core's freezer, and one contest still running on four
+weeks of submissions.
+
 Then it serves the web app (`web.app.create_app`) on a loopback port and times whole requests made with an HTTP
 client, rendering included: the problem list, the default board of the busiest problem, that board filtered by
-language and on its second page, and the pages of random ranked submissions. Goal: p95 < 200 ms for each. At
-1M submissions the worst p95 was 28 ms (the problem list, which describes all 106 problems per request), so the
-pages need no index beyond those the boards already have.
+language and on its second page, the pages of random ranked submissions, the contest list, the running contest's
+live board, the largest frozen contest's board and its upsolve board, and the rating table. Goal: p95 < 200 ms for
+each. Contest boards are kept for ARENA_WEB_BOARD_CACHE_S (web/board_cache.py); the same three contest pages are
+also timed computed on every request, which is what the first reader of a board and each background refresh cost.
+The results are in bench/results/web_pages.txt.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
@@ -40,6 +46,8 @@ from aiohttp.test_utils import TestServer
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.contests import ContestDraft, create_contest, freeze_if_due  # noqa: E402
+from core.moderation import Actor  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.settings import StoreSettings  # noqa: E402
 from core.store import leaderboard  # noqa: E402
@@ -51,6 +59,15 @@ from web.app import create_app  # noqa: E402
 from web.settings import WebSettings  # noqa: E402
 
 GOAL_MS = 200.0
+COLD_REQUESTS = 20
+# The seeded submissions run from 2026-05-01 over 180 days. A one-day contest each week covers that span (frozen and
+# rated by the core's own freezer; a day's entrants are some hundreds, a size the all-pairs rating is meant for); one
+# contest is still running, on four weeks of submissions, so its board is computed live from them, as during a round.
+TIMELINE_START = datetime(2026, 5, 1, tzinfo=UTC)
+PAST_CONTESTS = 24
+LIVE_START = datetime(2026, 10, 1, tzinfo=UTC)
+NOW = datetime(2026, 11, 25, tzinfo=UTC)
+MODERATOR = Actor("bench:moderator", "bench moderator")
 
 
 @dataclass(frozen=True)
@@ -146,6 +163,42 @@ async def seed(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> None:
         await sync_problem(pool, ProblemSpec.builtin(problem))  # type: ignore[arg-type]
     async with pool.acquire() as conn:
         await _fill(conn, cfg, out, start)
+    await _contests(pool, out)
+
+
+async def _busiest(pool: asyncpg.Pool, n: int) -> list[str]:
+    rows = await pool.fetch(
+        "SELECT p.slug FROM submissions s JOIN problems p ON p.id = s.problem_id WHERE s.mode = 'ranked' "
+        "GROUP BY p.slug ORDER BY count(*) DESC LIMIT $1",
+        n,
+    )
+    return [r["slug"] for r in rows]
+
+
+async def _contests(pool: asyncpg.Pool, out: list[str]) -> None:
+    """A one-day contest each week of the seeded span, each on three of the ten busiest problems (h100 and h200,
+    float32), created, frozen and rated through `core.contests`; then one that is still running."""
+    start = time.perf_counter()
+    busy = await _busiest(pool, 10)
+    targets = (("h100", "float32"), ("h200", "float32"))
+    for i in range(PAST_CONTESTS):
+        begins = TIMELINE_START + timedelta(days=7 * i)
+        problems = tuple(busy[(i + k) % len(busy)] for k in range(3))
+        draft = ContestDraft(f"week-{i + 1}", f"Week {i + 1}", begins, begins + timedelta(days=1), problems, targets)
+        await create_contest(pool, MODERATOR, draft, now=begins - timedelta(days=1))
+    created = time.perf_counter()
+    report = await freeze_if_due(pool, NOW)
+    frozen = time.perf_counter()
+    live = ContestDraft("autumn-open", "Autumn open", LIVE_START, NOW + timedelta(days=60), tuple(busy[:3]), targets)
+    await create_contest(pool, MODERATOR, live, now=LIVE_START - timedelta(days=1))
+    rated = await pool.fetchrow("SELECT count(*) AS n, min(rating) AS low, max(rating) AS high FROM ratings")
+    sizes = [len(f.board.lines) for f in report.frozen]
+    out.append(
+        f"contests: {PAST_CONTESTS} one-day contests created in {created - start:.1f} s, {len(sizes)} frozen and rated "
+        f"in {frozen - created:.1f} s ({min(sizes, default=0):,} to {max(sizes, default=0):,} entrants; "
+        f"{rated['n']:,} rated users, ratings {rated['low'] or 0:.0f} to {rated['high'] or 0:.0f}); one running since "
+        f"{LIVE_START:%Y-%m-%d} on {', '.join(busy[:3])}"
+    )
 
 
 async def _fill(conn: asyncpg.Connection, cfg: Config, out: list[str], start: float) -> None:
@@ -209,13 +262,22 @@ async def measure(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> float:
     ]
     out.append(f"busiest problem: {busiest['slug']}, {busiest['entries']:,} board entries over its boards")
     slug = busiest["slug"]
+    largest = await pool.fetchval(
+        "SELECT c.slug FROM contests c JOIN contest_standings s ON s.contest_id = c.id "
+        "GROUP BY c.slug ORDER BY count(*) DESC LIMIT 1"
+    )
     pages: list[tuple[str, Callable[[int], str]]] = [
         ("/ (problem list)", lambda i: "/"),
         (f"/problems/{slug} (default board)", lambda i: f"/problems/{slug}"),
         (f"/problems/{slug}?lang=cuda&page=2", lambda i: f"/problems/{slug}?lang=cuda&page=2"),
         ("/submissions/<random ranked id>", lambda i: f"/submissions/{ranked[i % len(ranked)]}"),
+        ("/contests", lambda i: "/contests"),
+        ("/contests/autumn-open (live board)", lambda i: "/contests/autumn-open"),
+        (f"/contests/{largest} (frozen board)", lambda i: f"/contests/{largest}"),
+        (f"/contests/{largest}/upsolve", lambda i: f"/contests/{largest}/upsolve"),
+        ("/ratings", lambda i: "/ratings"),
     ]
-    app = create_app(WebSettings(), pool)
+    app = create_app(WebSettings(), pool, clock=lambda: NOW)
     worst = 0.0
     async with TestServer(app, host="127.0.0.1") as server, ClientSession() as http:
 
@@ -233,6 +295,18 @@ async def measure(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> float:
         first = await timed(1, lambda i: get(chart))
         cached = await timed(20, lambda i: get(chart))
         out.append(f"roofline PNG: first draw {first[0]:.0f} ms, then from memory {percentiles(cached)}")
+    # What the kept boards save: the same contest pages computed on every request (ARENA_WEB_BOARD_CACHE_S=0), as the
+    # first reader of a board and each background refresh compute them.
+    uncached = create_app(WebSettings(board_cache_s=0), pool, clock=lambda: NOW)
+    async with TestServer(uncached, host="127.0.0.1") as server, ClientSession() as http:
+        for label, path in pages[5:8]:
+
+            async def fetch(i: int, path: Callable[[int], str] = path) -> None:
+                async with http.get(server.make_url(path(i))) as response:
+                    await response.read()
+
+            samples = await timed(COLD_REQUESTS, fetch)
+            out.append(f"{label + ', computed':<48} ({COLD_REQUESTS} requests): {percentiles(samples)}")
     return worst
 
 

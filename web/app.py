@@ -38,10 +38,11 @@ from core.errors import (
     UserFacingError,
 )
 from core.leaderboard import METHODS
-from core.public import contest_list, problem_board, public_contest, public_submission
+from core.public import PublicContest, contest_list, problem_board, public_contest, public_submission
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_store, ping
 from runner.gpus import spec_for
+from web.board_cache import StaleWhileRevalidate
 from web.pages import (
     contest_list_page,
     contest_page,
@@ -58,6 +59,7 @@ log = logging.getLogger(__name__)
 POOL = AppKey("pool", asyncpg.Pool)
 SETTINGS = AppKey("settings", WebSettings)
 CHARTS = AppKey("charts", OrderedDict)
+BOARDS: AppKey[StaleWhileRevalidate[tuple[PublicContest, datetime]]] = AppKey("boards")
 Clock = Callable[[], datetime]
 CLOCK: AppKey[Clock] = AppKey("clock")
 # Drawn charts kept in memory, by chart version: drawing one takes matplotlib a few hundred milliseconds.
@@ -141,9 +143,14 @@ async def contests(request: Request) -> Response:
 
 
 async def _contest_board(request: Request, phase: str) -> Response:
-    page_number, now = _page_number(request), _now(request)
-    found = await public_contest(request.app[POOL], request.match_info["slug"], phase, now)
-    return _html(contest_page(found, page_number, request.app[SETTINGS].page_size))
+    page_number, slug, pool = _page_number(request), request.match_info["slug"], request.app[POOL]
+
+    async def compute() -> tuple[PublicContest, datetime]:
+        now = _now(request)
+        return await public_contest(pool, slug, phase, now), now
+
+    found, as_of = (await request.app[BOARDS].get((slug, phase), compute)).value
+    return _html(contest_page(found, page_number, request.app[SETTINGS].page_size, as_of=as_of))
 
 
 async def contest(request: Request) -> Response:
@@ -203,6 +210,7 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
     app = Application(middlewares=[error_pages])
     app[SETTINGS] = settings
     app[CHARTS] = OrderedDict()
+    app[BOARDS] = StaleWhileRevalidate(settings.board_cache_s)
     app[CLOCK] = clock
     if pool is not None:
         app[POOL] = pool

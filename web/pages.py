@@ -380,12 +380,14 @@ def _contest_board(pc: PublicContest, page_number: int, page_size: int) -> Html:
     return join(parts)
 
 
-def contest_page(pc: PublicContest, page_number: int = 0, page_size: int = 50) -> str:
+def contest_page(pc: PublicContest, page_number: int = 0, page_size: int = 50, as_of: datetime | None = None) -> str:
     """A contest: when, what and how it is scored, then one page of its contest or upsolve board (and the podium
-    once frozen)."""
+    once frozen); `as_of`, when the board was computed."""
     c = pc.contest
     title = f"{c.title} ({c.slug})" + (" · upsolve" if pc.phase == "upsolve" else "")
     board = _contest_board(pc, page_number, page_size)
+    if as_of is not None:
+        board += Html('<p class="meta">This page as of ') + _time(as_of) + Html(".</p>")
     return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + board)
 
 

@@ -20,5 +20,8 @@ class WebSettings(BaseSettings):
     host: str = Field("127.0.0.1", description="listen address; put a TLS proxy in front for the internet")
     port: int = Field(8080, ge=1, le=65535)
     page_size: int = Field(50, ge=1, le=99, description="board rows per page")
+    board_cache_s: float = Field(
+        15.0, ge=0, description="how long a contest board is served before it is computed again (0: every request)"
+    )
     chart_max_age_s: int = Field(300, ge=0, description="how long browsers and proxies may keep a roofline chart")
     store: StoreSettings = Field(default_factory=StoreSettings)

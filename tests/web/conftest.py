@@ -17,7 +17,9 @@ from web.settings import WebSettings
 
 
 def web_settings(dsn: str, **overrides: object) -> WebSettings:
-    return WebSettings(store=StoreSettings(database_url=dsn), **overrides)  # type: ignore[arg-type]
+    # Boards computed on every request: the tests move the clock and the data between two reads of one page.
+    values = {"board_cache_s": 0.0, **overrides}
+    return WebSettings(store=StoreSettings(database_url=dsn), **values)  # type: ignore[arg-type]
 
 
 @pytest.fixture
