@@ -186,5 +186,5 @@ def test_many_contests_of_inconsistent_results_keep_ratings_in_a_sane_range():
     for _ in range(40):
         entrants = rng.sample(range(300), rng.randint(2, 100))
         places = sorted(rng.randint(1, len(entrants)) for _ in entrants)
-        ratings.update(rate_contest([Standing(p, place) for p, place in zip(entrants, places)], ratings))
+        ratings.update(rate_contest([Standing(p, place) for p, place in zip(entrants, places, strict=True)], ratings))
     assert all(0 < r.rating < 4000 and r.volatility <= MAX_VOLATILITY for r in ratings.values())
