@@ -246,8 +246,8 @@ class _JobRun:
         self.phases[name] = round(self.phases.get(name, 0.0) + seconds, 4)
 
     async def finish(self, result: SubmissionResult) -> SubmissionResult:
-        """Stamp the runner's own phase times on the result and send `done` (after the cleanup: the slot and
-        the disk are free by the time a client sees it)."""
+        """Stamp the runner's own phase times on the result and send `done` (`run_job` decides whether the teardown
+        comes before it)."""
         self.phases["total"] = round(time.monotonic() - self.started, 4)
         result = result.model_copy(update={"phase_seconds": {**result.phase_seconds, **self.phases}})
         await self.emit(JobEvent(seq=0, type="done", message=result.status, result=result))
