@@ -200,8 +200,10 @@ class _JobRun:
         return result
 
     async def previous_teardown(self) -> None:
+        """Wait for the slot's previous teardown to end, however it ends (its failure is logged where it ran);
+        cancelling this job does not cancel it."""
         if self.after is not None:
-            await asyncio.shield(self.after)  # cancelling this job must not cancel the other's teardown
+            await asyncio.wait({asyncio.ensure_future(self.after)})
 
     def profiling_support(self) -> ProfilingSupport:
         on_gpu = self.slot.is_gpu and self.request.device_kind != "cpu"

@@ -60,3 +60,12 @@ async def test_cancelling_a_job_that_waits_leaves_the_previous_teardown_running(
     await asyncio.wait({job})
     assert job.cancelled() and not previous.cancelled()
     assert not list(executor.jobs_dir.iterdir()), "the cancelled job's directories were deleted"
+
+
+async def test_a_previous_teardown_that_failed_does_not_fail_the_next_job(state_dir: Path) -> None:
+    executor = await Executor.from_settings(settings_for(state_dir, secrets.token_hex(24)))
+    previous: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+    previous.set_exception(OSError("the previous job's folder could not be deleted"))
+    result = await run_job(good_request(), executor=executor, after=previous)
+    assert result.status == "passed", result.error
+    previous.exception()  # retrieved: the failure was the previous job's to log
