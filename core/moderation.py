@@ -6,16 +6,17 @@ Who may moderate is the caller's business (a Discord role check); the core recor
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
-from core.errors import ModerationError, UserNotFoundError
+from core.errors import InvalidOptionError, ModerationError, UserNotFoundError
 from core.problems import ProblemSpec, require_problem
 from core.results import refresh_board
 from core.store import jobs, leaderboard, moderation, problems, submissions, users
-from core.store.moderation import Ban
+from core.store.moderation import AuditEntry, Ban
 from core.store.pool import Conn
 from core.submissions import get_submission
 
@@ -121,6 +122,23 @@ async def _locked_submission(conn: Conn, submission_id: int) -> submissions.Subm
         await get_submission(conn, submission_id)  # raises SubmissionNotFoundError
     assert sub is not None
     return sub
+
+
+AUDIT_TARGET = re.compile(r"(user|submission|problem|contest):[A-Za-z0-9_.-]{1,64}")
+MAX_AUDIT_ENTRIES = 25
+
+
+async def audit_entries(pool: asyncpg.Pool, target: str | None = None, count: int = 10) -> list[AuditEntry]:
+    """The latest moderator actions, newest first, optionally on one target (`submission:42`, `contest:spring`,
+    `problem:matmul`, `user:7`)."""
+    if target is not None and not AUDIT_TARGET.fullmatch(target):
+        raise InvalidOptionError(
+            f"`{target[:80]}` is not an audit target: use `submission:<number>`, `contest:<slug>`, "
+            "`problem:<slug>` or `user:<number>`."
+        )
+    if not 1 <= count <= MAX_AUDIT_ENTRIES:
+        raise InvalidOptionError(f"Ask for 1 to {MAX_AUDIT_ENTRIES} entries, not {count}.")
+    return await moderation.audit_log(pool, target, count)
 
 
 async def set_problem_enabled(

@@ -27,7 +27,7 @@ from bot.cogs._common import (
 )
 from bot.ui.contests import render_amend_announcement, render_amendment, render_contest_saved
 from bot.ui.embeds import render_notice
-from bot.ui.moderation import render_admission, render_published, render_runners
+from bot.ui.moderation import render_admission, render_audit, render_published, render_runners
 from bot.ui.views import ConfirmView
 from core import browse, contests, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
@@ -143,6 +143,22 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         job_id = await moderation.rerun_submission(self.bot.pool, member_actor(interaction.user), id, reason)
         text = f"Submission #{id} is queued again as job {job_id}; `/submission {id}` shows the new result."
         await answer(interaction, embed=render_notice(text))
+
+    @app_commands.command(name="audit", description="The latest moderator actions, or those on one target")
+    @app_commands.describe(
+        target="e.g. submission:42, contest:spring, problem:matmul (default: every target)",
+        count="how many entries, newest first (1 to 25)",
+    )
+    async def audit(
+        self,
+        interaction: discord.Interaction,
+        target: app_commands.Range[str, 3, 80] | None = None,
+        count: app_commands.Range[int, 1, 25] = 10,
+    ) -> None:
+        await defer(interaction, public=False)
+        wanted = target.strip() if target else None
+        entries = await moderation.audit_entries(self.bot.pool, wanted, count)
+        await answer(interaction, embed=render_audit(entries, wanted))
 
     @app_commands.command(name="runners", description="Runners: health, slots, GPUs and the job queue")
     async def runners(self, interaction: discord.Interaction) -> None:

@@ -17,6 +17,7 @@ from bot.ui.embeds import (
     fit,
 )
 from core.admission import Candidate
+from core.store.moderation import AuditEntry
 from core.store.problems import ProblemVersion
 
 MAX_FIELDS = 25
@@ -90,3 +91,23 @@ def render_runners(statuses: list[RunnerStatus], jobs_by_state: dict[str, int], 
             lines.append("runs on this machine, in sandboxed worker processes")
         embed.add_field(name=clip(status.name, 256), value=clip("\n".join(lines), FIELD_LIMIT), inline=False)
     return fit(embed)
+
+
+def render_audit(entries: list[AuditEntry], target: str | None) -> discord.Embed:
+    """The latest moderator actions, newest first: when, who, what, on what, and why."""
+    where = f" on `{target}`" if target else ""
+    embed = discord.Embed(title=clip(f"Audit log{where}", TITLE_LIMIT), colour=COLOUR_INFO)
+    if not entries:
+        embed.description = f"No moderator action{where} is recorded."
+        return embed
+    lines = []
+    for entry in entries:
+        who = entry.actor_name or "the system"
+        line = f"`#{entry.id}` <t:{int(entry.created_at.timestamp())}:f> · **{clip(who, 64)}** {entry.action}"
+        line += f" `{clip(entry.target, 80)}`"
+        if entry.reason:
+            line += f" · {clip(entry.reason, 200)}"
+        lines.append(line)
+    embed.description = clip("\n".join(lines), DESCRIPTION_LIMIT)
+    embed.set_footer(text=f"{len(entries)} newest entr{'y' if len(entries) == 1 else 'ies'}")
+    return embed

@@ -31,6 +31,7 @@ class AuditEntry:
     reason: str | None
     details: dict[str, Any]
     created_at: datetime
+    actor_name: str | None = None
 
 
 _BAN_COLUMNS = "id, user_id, reason, banned_by, created_at, lifted_at"
@@ -106,10 +107,12 @@ async def audit(
 
 
 async def audit_log(conn: Conn, target: str | None = None, limit: int = 50) -> list[AuditEntry]:
-    """Moderator actions, newest first, optionally on one target (`user:7`, `submission:42`, `problem:matmul`)."""
+    """Moderator actions, newest first, optionally on one target (`user:7`, `submission:42`, `problem:matmul`,
+    `contest:spring`), each with its moderator's display name."""
     rows = await conn.fetch(
-        """SELECT id, actor_id, action, target, reason, details, created_at FROM audit_log
-        WHERE $1::text IS NULL OR target = $1 ORDER BY id DESC LIMIT $2""",
+        """SELECT a.id, a.actor_id, a.action, a.target, a.reason, a.details, a.created_at, u.display_name AS actor_name
+        FROM audit_log a LEFT JOIN users u ON u.id = a.actor_id
+        WHERE $1::text IS NULL OR a.target = $1 ORDER BY a.id DESC LIMIT $2""",
         target,
         limit,
     )

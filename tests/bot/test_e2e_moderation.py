@@ -67,3 +67,31 @@ async def test_runners_shows_the_local_runner_and_the_queue(arena: Arena) -> Non
     assert embed["fields"][0]["name"] == "local-cpu"
     assert "GPU type `cpu` · local · 2 slot(s)" in embed["fields"][0]["value"]
     assert "Jobs in the store: empty" in embed["description"]
+
+
+async def test_the_audit_log_lists_moderator_actions_newest_first_and_by_target(arena: Arena) -> None:
+    fake = arena.fake
+    ivan = fake.add_member("ivan")
+    banned = await fake.invoke_slash(arena.moderator, "mod ban", {"user": ivan, "reason": "shared an exploit"})
+    await fake.wait_for_original(banned, lambda m: "is banned" in str(m.embeds))
+    lifted = await fake.invoke_slash(arena.moderator, "mod unban", {"user": ivan})
+    await fake.wait_for_original(lifted, lambda m: "may submit again" in str(m.embeds))
+    closed = await fake.invoke_slash(arena.moderator, "mod problem-disable", {"slug": "vector_add", "reason": "typo"})
+    await fake.wait_for_original(closed, lambda m: bool(m.embeds))
+
+    shown = await fake.invoke_slash(arena.moderator, "mod audit")
+    reply = await fake.wait_for_original(shown, lambda m: bool(m.embeds))
+    lines = reply.embeds[0]["description"].splitlines()
+    assert reply.ephemeral and reply.embeds[0]["title"] == "Audit log"
+    assert [line.split(" · ")[1].split("**")[2].split()[0] for line in lines] == ["problem_disable", "unban", "ban"]
+    assert "**Mod** problem_disable `problem:vector_add` · typo" in lines[0]
+    assert lines[2].endswith("· shared an exploit")
+
+    one = await fake.invoke_slash(arena.moderator, "mod audit", {"target": "problem:vector_add", "count": 5})
+    only = (await fake.wait_for_original(one, lambda m: bool(m.embeds))).embeds[0]
+    assert only["title"] == "Audit log on `problem:vector_add`" and len(only["description"].splitlines()) == 1
+
+    bad = await fake.invoke_slash(arena.moderator, "mod audit", {"target": "everything"})
+    assert "is not an audit target" in await arena.error_of(bad)
+    refused = await fake.invoke_slash(ivan, "mod audit")
+    assert "moderator" in (await arena.error_of(refused)).lower()
