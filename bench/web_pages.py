@@ -16,9 +16,10 @@ weeks of submissions.
 Then it serves the web app (`web.app.create_app`) on a loopback port and times whole requests made with an HTTP
 client, rendering included: the problem list, the default board of the busiest problem, that board filtered by
 language and on its second page, the pages of random ranked submissions, the contest list, the running contest's
-live board, the largest frozen contest's board and its upsolve board, and the rating table. Goal: p95 < 200 ms for
-each. Contest boards are kept for ARENA_WEB_BOARD_CACHE_S (web/board_cache.py); the same three contest pages are
-also timed computed on every request, which is what the first reader of a board and each background refresh cost.
+live board, the largest frozen contest's board and its upsolve board, the rating table and random players' pages.
+Goal: p95 < 200 ms for each. Contest boards are kept for ARENA_WEB_BOARD_CACHE_S (web/board_cache.py); the same
+three contest pages are also timed computed on every request, which is what the first reader of a board and each
+background refresh cost.
 The results are in bench/results/web_pages.txt.
 """
 
@@ -262,6 +263,8 @@ async def measure(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> float:
     ]
     out.append(f"busiest problem: {busiest['slug']}, {busiest['entries']:,} board entries over its boards")
     slug = busiest["slug"]
+    picked = await pool.fetch("SELECT user_id FROM ratings ORDER BY random() LIMIT $1", cfg.requests)
+    rated = [r["user_id"] for r in picked]
     largest = await pool.fetchval(
         "SELECT c.slug FROM contests c JOIN contest_standings s ON s.contest_id = c.id "
         "GROUP BY c.slug ORDER BY count(*) DESC LIMIT 1"
@@ -276,6 +279,7 @@ async def measure(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> float:
         (f"/contests/{largest} (frozen board)", lambda i: f"/contests/{largest}"),
         (f"/contests/{largest}/upsolve", lambda i: f"/contests/{largest}/upsolve"),
         ("/ratings", lambda i: "/ratings"),
+        ("/users/<random rated player>", lambda i: f"/users/{rated[i % len(rated)]}"),
     ]
     app = create_app(WebSettings(), pool, clock=lambda: NOW)
     worst = 0.0

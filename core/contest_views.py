@@ -73,6 +73,11 @@ async def rating_card(conn: Conn, external_id: str, display_name: str) -> Rating
     user = await users.find_user(conn, external_id)
     if user is None:
         return RatingCard(display_name, None, [])
+    return await user_rating_card(conn, user)
+
+
+async def user_rating_card(conn: Conn, user: users.User) -> RatingCard:
+    """The rating card of a user the store knows."""
     current = (await contests.ratings_of(conn, [user.id])).get(user.id)
     by_id = {c.id: c for c in await contests.list_contests(conn, include_cancelled=True)}
     history = [

@@ -18,13 +18,19 @@ from datetime import datetime
 import asyncpg
 
 from core.browse import LeaderboardPage, ProblemEntry, get_problem_entry, leaderboard_page
-from core.contest_views import list_contests
+from core.contest_views import RatingCard, list_contests, user_rating_card
 from core.contests import ContestBoard, ContestView, code_revealed, contest_board, hidden_problem_ids, view
-from core.errors import ContestNotFoundError, InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
+from core.errors import (
+    ContestNotFoundError,
+    InvalidOptionError,
+    SubmissionNotFoundError,
+    UnknownProblemError,
+    UserNotFoundError,
+)
 from core.leaderboard import LANGUAGES
 from core.problems import shown
 from core.results import load_result
-from core.store import contests, leaderboard, problems, submissions, users
+from core.store import contests, leaderboard, moderation, problems, submissions, users
 from core.store.contests import ContestProblem
 from core.store.leaderboard import ANY_LANGUAGE, BoardSummary
 from core.store.pool import Conn
@@ -216,3 +222,13 @@ async def public_contest(pool: asyncpg.Pool, slug: str, phase: str, now: datetim
     shown_problems = [p for p in contest_view.problems if p.problem_id not in hidden]
     board = None if state == "upcoming" else await contest_board(pool, slug, phase)
     return PublicContest(contest_view, phase, state, shown_problems, board)
+
+
+async def public_rating(pool: asyncpg.Pool, user_id: int) -> RatingCard:
+    """A player's rating and its history, as the rating table links to it. A banned player is not shown, as the
+    rating table leaves them out."""
+    async with pool.acquire() as conn:
+        user = await users.get_user(conn, user_id)
+        if user is None or await moderation.active_ban(conn, user.id) is not None:
+            raise UserNotFoundError(f"There is no player #{user_id} to show.")
+        return await user_rating_card(conn, user)

@@ -36,9 +36,10 @@ from core.errors import (
     SubmissionNotFoundError,
     UnknownProblemError,
     UserFacingError,
+    UserNotFoundError,
 )
 from core.leaderboard import METHODS
-from core.public import PublicContest, contest_list, problem_board, public_contest, public_submission
+from core.public import PublicContest, contest_list, problem_board, public_contest, public_rating, public_submission
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_store, ping
 from runner.gpus import spec_for
@@ -47,6 +48,7 @@ from web.pages import (
     contest_list_page,
     contest_page,
     error_page,
+    player_page,
     problem_list_page,
     problem_page,
     ratings_page,
@@ -166,6 +168,10 @@ async def ratings(request: Request) -> Response:
     return _html(ratings_page(await rating_table(request.app[POOL]), page_number, request.app[SETTINGS].page_size))
 
 
+async def player(request: Request) -> Response:
+    return _html(player_page(await public_rating(request.app[POOL], int(request.match_info["user_id"]))))
+
+
 async def healthz(request: Request) -> Response:
     if await ping(request.app[POOL], HEALTH_TIMEOUT_S):
         return Response(text="ok\n")
@@ -174,7 +180,7 @@ async def healthz(request: Request) -> Response:
 
 # -- errors ----------------------------------------------------------------------------------------------------
 
-NOT_FOUND = (UnknownProblemError, SubmissionNotFoundError, ContestNotFoundError)
+NOT_FOUND = (UnknownProblemError, SubmissionNotFoundError, ContestNotFoundError, UserNotFoundError)
 
 
 @middleware
@@ -232,6 +238,7 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
             get("/contests/{slug}", contest),
             get("/contests/{slug}/upsolve", upsolve),
             get("/ratings", ratings),
+            get(r"/users/{user_id:\d{1,18}}", player),
             get("/healthz", healthz),
         ]
     )

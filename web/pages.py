@@ -12,7 +12,7 @@ from itertools import groupby
 from typing import TypeVar
 
 from core.browse import ProblemEntry
-from core.contest_views import RatingRow
+from core.contest_views import RatingCard, RatingRow
 from core.contests import BoardLine, ContestBoard
 from core.leaderboard import LANGUAGES
 from core.public import ProblemBoard, PublicContest, PublicSubmission
@@ -391,6 +391,33 @@ def contest_page(pc: PublicContest, page_number: int = 0, page_size: int = 50, a
     return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + board)
 
 
+def player_path(user_id: int) -> str:
+    return f"/users/{user_id}"
+
+
+def player_page(card: RatingCard) -> str:
+    """A player's rating: the current one with its RD, and the change each rated contest made, newest first."""
+    title = f"{card.display_name} · rating"
+    head = Html(f"<h1>{esc(card.display_name)}</h1>")
+    current, conservative = card.current, card.conservative
+    if current is None or conservative is None:
+        return page(title, head + Html("<p>Not rated yet: a rating comes with the first contest that freezes with "
+                                       "this player on its board.</p>"))  # fmt: skip
+    facts = (
+        ("rating", f"{current.rating:.0f} ± {current.rd:.0f} (RD)"),
+        ("conservative", f"{conservative:.0f} (rating − 2·RD, what the rating table orders by)"),
+        ("rated contests", current.contests),
+    )
+    rows = [
+        (link(contest_path(h.contest_slug), h.contest_title), h.place, f"{h.rating_before:.0f}",
+         f"{h.rating_after:.0f}", f"{h.delta:+.0f}")
+        for h in reversed(card.history)
+    ]  # fmt: skip
+    history = table(("contest", "place", "before", "after", "change"), rows, numeric=(1, 2, 3, 4), css="history")
+    body = head + table(("", ""), facts, css="facts") + Html("<h2>Rated contests</h2>") + history
+    return page(title, body + Html('<p><a href="/ratings">All ratings</a></p>'))
+
+
 def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: int = 50) -> str:
     """The global rating table, by the conservative rating."""
     intro = Html(
@@ -402,8 +429,8 @@ def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: in
         return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
     shown, pager = paged(lines, "/ratings", page_number, page_size, "players")
     rows = [
-        (line.place, line.user.display_name, f"{line.conservative:.0f}", f"{line.user.rating:.0f}",
-         f"{line.user.rd:.0f}", line.user.contests)
+        (line.place, link(player_path(line.user.user_id), line.user.display_name), f"{line.conservative:.0f}",
+         f"{line.user.rating:.0f}", f"{line.user.rd:.0f}", line.user.contests)
         for line in shown
     ]  # fmt: skip
     headers = ("place", "user", "conservative", "rating", "RD", "contests")

@@ -12,7 +12,7 @@ import asyncpg
 from aiohttp.test_utils import TestClient
 
 from core.contests import ContestBoard, cancel_contest, contest_board, invite, set_code_reveal
-from core.moderation import Actor
+from core.moderation import Actor, ban_user
 from core.problems import sync_problem
 from core.rating import Rating, conservative_rating
 from core.store import contests
@@ -111,7 +111,9 @@ async def test_the_ratings_page_lists_the_rated_by_conservative_rating_after_a_f
     await seed_contest(pool, freeze=True)
     page = await get_text(client, "/ratings")
     table = page.split('<table class="ratings">', 1)[1].split("</table>", 1)[0]
-    rows = re.findall(r"<tr><td class=num>(\d+)</td><td>(.*?)</td><td class=num>(-?\d+)</td>", table)
+    rows = re.findall(
+        r'<tr><td class=num>(\d+)</td><td><a href="/users/\d+">(.*?)</a></td><td class=num>(-?\d+)</td>', table
+    )
     stored = await contests.ratings_of(pool, [r["id"] for r in await pool.fetch("SELECT id FROM users")])
     names = {r["id"]: r["display_name"] for r in await pool.fetch("SELECT id, display_name FROM users")}
     expected = sorted(
@@ -205,3 +207,32 @@ async def test_the_header_links_the_contests_and_ratings_and_an_unknown_contest_
     missing = await get_text(client, "/contests/nope", status=404)
     assert "There is no contest called <code>nope</code>" in missing
     assert "/contest list" not in missing
+
+
+async def test_a_player_page_shows_the_rating_and_each_rated_contests_change_and_hides_the_banned(
+    client: TestClient, pool: asyncpg.Pool
+) -> None:
+    await seed_contest(pool, freeze=True)
+    ratings = await get_text(client, "/ratings")
+    bob_id = await pool.fetchval("SELECT id FROM users WHERE display_name = 'bob'")
+    assert f'<a href="/users/{bob_id}">bob</a>' in ratings
+    page = await get_text(client, f"/users/{bob_id}")
+    (change,) = [c for c in await contests.rating_history(pool, bob_id)]
+    stored = (await contests.ratings_of(pool, [bob_id]))[bob_id]
+    assert "<h1>bob</h1>" in page and f"{stored.rating:.0f} ± {stored.rd:.0f} (RD)" in page
+    history = page.split('<table class="history">', 1)[1].split("</table>", 1)[0]
+    row = re.findall(r"<td[^>]*>(.*?)</td>", history.split("<tbody>", 1)[1])
+    assert row == [
+        '<a href="/contests/spring">Spring sprint</a>',
+        "1",
+        f"{change.rating_before:.0f}",
+        f"{change.rating_after:.0f}",
+        f"{change.rating_after - change.rating_before:+.0f}",
+    ]
+    dave_id = await pool.fetchval("SELECT id FROM users WHERE display_name = 'dave'")
+    assert "Not rated yet" in await get_text(client, f"/users/{dave_id}")  # ran before the start only
+
+    await ban_user(pool, MOD, "discord:bob", "shared an exploit")
+    hidden = await client.get(f"/users/{bob_id}")
+    assert hidden.status == 404 and f"There is no player #{bob_id} to show." in await hidden.text()
+    assert (await client.get("/users/987654321")).status == 404
