@@ -578,16 +578,15 @@ async def claim_announcements(
         waiting = [w for w in report.waiting if await contests.claim_waiting_notice(conn, w.contest.id, now)]
         frozen: list[Frozen] = []
         for contest_id in await contests.unannounced_frozen(conn):
-            if await contests.claim_podium(conn, contest_id, now):
-                frozen.append(fresh.get(contest_id) or await _announced_later(conn, contest_id))
+            claimed = await contests.claim_podium(conn, contest_id, now)
+            if claimed is not None:
+                frozen.append(fresh.get(contest_id) or await _announced_later(conn, claimed))
     return waiting, frozen
 
 
-async def _announced_later(conn: Conn, contest_id: int) -> Frozen:
-    contest = await contests.lock_contest_by_id(conn, contest_id)
-    assert contest is not None
+async def _announced_later(conn: Conn, contest: Contest) -> Frozen:
     board = await _frozen_board(conn, await _view(conn, contest))
-    return Frozen(contest, board, [], await contests.contest_rating_changes(conn, contest_id))
+    return Frozen(contest, board, [], await contests.contest_rating_changes(conn, contest.id))
 
 
 async def _freeze(pool: asyncpg.Pool, contest_id: int, now: datetime, grace: timedelta) -> Frozen | Waiting | None:

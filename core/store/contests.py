@@ -363,15 +363,15 @@ async def claim_waiting_notice(conn: Conn, contest_id: int, at: datetime) -> boo
     return claimed is not None
 
 
-async def claim_podium(conn: Conn, contest_id: int, at: datetime) -> bool:
-    """Whether the caller is the first to announce this frozen contest's podium."""
-    claimed = await conn.fetchval(
-        """UPDATE contests SET podium_announced_at = $2
-        WHERE id = $1 AND frozen_at IS NOT NULL AND podium_announced_at IS NULL RETURNING id""",
+async def claim_podium(conn: Conn, contest_id: int, at: datetime) -> Contest | None:
+    """The frozen contest, when the caller is the first to announce its podium; None when another was."""
+    row = await conn.fetchrow(
+        f"""UPDATE contests SET podium_announced_at = $2
+        WHERE id = $1 AND frozen_at IS NOT NULL AND podium_announced_at IS NULL RETURNING {_CONTEST_COLUMNS}""",
         contest_id,
         at,
     )
-    return claimed is not None
+    return Contest(**row) if row else None
 
 
 async def unannounced_frozen(conn: Conn) -> list[int]:
