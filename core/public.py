@@ -5,7 +5,7 @@ a ranked submission's result is public (the boards link to it), every other mode
 no code is public until its contest's rule says so (`core.contests.code_revealed`). A problem that a contest hides
 until its start is not listed, nor shown, nor suggested. Contests and their boards are public (an invite-only
 contest's boards rank its invited entrants only, as the core does), as is the rating table. Built on `core.browse`,
-`core.leaderboard`, `core.contests` and `core.contest_views`, as the bot's and the CLI's views are. `now` always
+`core.leaderboard`, `core.contests` and `core.contests.views`, as the bot's and the CLI's views are. `now` always
 comes from the caller.
 """
 
@@ -18,8 +18,8 @@ from datetime import datetime
 import asyncpg
 
 from core.browse import LeaderboardPage, ProblemEntry, get_problem_entry, leaderboard_page
-from core.contest_views import RatingCard, list_contests, user_rating_card
 from core.contests import ContestBoard, ContestView, code_revealed, contest_board, hidden_problem_ids, view
+from core.contests.views import RatingCard, list_contests, user_rating_card
 from core.errors import (
     ContestNotFoundError,
     InvalidOptionError,

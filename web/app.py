@@ -29,7 +29,7 @@ from aiohttp.web import (
 
 from core.browse import list_problems
 from core.charts import render_roofline_png
-from core.contest_views import rating_table
+from core.contests.views import rating_table
 from core.errors import (
     ContestNotFoundError,
     InvalidOptionError,

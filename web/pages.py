@@ -12,8 +12,8 @@ from itertools import groupby
 from typing import TypeVar
 
 from core.browse import ProblemEntry
-from core.contest_views import RatingCard, RatingRow
 from core.contests import BoardLine, ContestBoard
+from core.contests.views import RatingCard, RatingRow
 from core.leaderboard import LANGUAGES
 from core.public import ProblemBoard, PublicContest, PublicSubmission
 from core.result_view import CASE_HEADERS, case_rows, format_rate, method_label, summary

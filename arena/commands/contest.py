@@ -15,8 +15,6 @@ import asyncpg
 
 from arena.render import format_rate, table
 from arena.store_command import store_command
-from core.contest_input import parse_list, parse_targets, parse_when
-from core.contest_views import contest_page, list_contests, rating_card, rating_table
 from core.contests import (
     ContestBoard,
     ContestDraft,
@@ -27,6 +25,8 @@ from core.contests import (
     freeze_if_due,
     invite,
 )
+from core.contests.input import parse_list, parse_targets, parse_when
+from core.contests.views import contest_page, list_contests, rating_card, rating_table
 from core.errors import UserFacingError
 from core.moderation import Actor
 from core.problems import ProblemSpec, sync_problem

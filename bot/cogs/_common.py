@@ -10,7 +10,8 @@ import discord
 from discord import app_commands
 
 from bot.ui.errors import PUBLIC_PENDING
-from core import browse, contest_views
+from core import browse
+from core.contests import views as contest_views
 from core.errors import BadUploadError
 from core.members import actor, external_id
 from core.moderation import Actor

@@ -17,8 +17,8 @@ from bot.ui.contests import contest_list_pages, rating_table_pages, render_conte
 from bot.ui.embeds import render_notice
 from bot.ui.pages import StaticPages
 from bot.ui.views import Paginator
-from core import contest_views
 from core.contests import set_code_reveal
+from core.contests import views as contest_views
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

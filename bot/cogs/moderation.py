@@ -1,7 +1,7 @@
 """`/mod …`: moderator tools, for members with the configured role or permission. Every answer is private.
 
 `/mod contest create|edit|cancel|invite` take times as typed (`2030-01-31T18:00Z`, `in 2h`) and lists as
-comma-separated text; `core.contest_input` reads them and `core.contests` applies the rules. `/mod contest amend`
+comma-separated text; `core.contests.input` reads them and `core.contests` applies the rules. `/mod contest amend`
 recomputes a frozen board after reruns and posts a correction where places moved."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bot.ui.moderation import render_admission, render_audit, render_published, 
 from bot.ui.views import ConfirmView
 from core import browse, contests, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
-from core.contest_input import parse_list, parse_targets, parse_when
+from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
 from core.members import ban_member, external_id
 

@@ -14,8 +14,8 @@ from datetime import datetime
 import discord
 
 from bot.ui.embeds import COLOUR_INFO, DESCRIPTION_LIMIT, FIELD_LIMIT, TITLE_LIMIT, clip, fit
-from core.contest_views import ContestPage, RatingCard, RatingRow
 from core.contests import Amendment, ContestBoard, ContestView, Frozen, PlaceMove, Waiting
+from core.contests.views import ContestPage, RatingCard, RatingRow
 from core.store.contests import Contest
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}

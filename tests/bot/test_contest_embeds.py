@@ -15,8 +15,8 @@ from bot.ui.contests import (
     render_waiting_announcement,
 )
 from bot.ui.embeds import TOTAL_LIMIT
-from core.contest_views import ContestPage, HistoryLine, RatingCard, RatingRow
 from core.contests import Amendment, BoardLine, Column, ContestBoard, ContestView, Frozen, Waiting
+from core.contests.views import ContestPage, HistoryLine, RatingCard, RatingRow
 from core.store.contests import BoardCell, Contest, ContestProblem, RatedUser, RatingChange, StoredRating, Target
 
 START = datetime(2030, 1, 31, 18, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from core.contest_input import parse_list, parse_targets, parse_when
+from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
 
 NOW = datetime(2030, 1, 31, 12, 0, tzinfo=UTC)

@@ -1,11 +1,13 @@
 """Read-only views of contests and ratings for the front ends: the contest list, a contest with its board, a
-user's rating card and the rating table. The rules are in `core.contests`; this only gathers what a page shows."""
+user's rating card and the rating table. The rules are in the rest of `core.contests`; this only gathers what a page
+shows."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.contests import PHASES, ContestBoard, ContestView, contest_board, view
+from core.contests.boards import PHASES, ContestBoard, contest_board
+from core.contests.lookup import ContestView, view
 from core.rating import Rating, conservative_rating
 from core.store import contests, users
 from core.store.contests import Contest, RatedUser, StoredRating

@@ -1,4 +1,4 @@
-"""What a moderator types for a contest, read into what `core.contests` takes: times, lists, targets.
+"""What a moderator types for a contest, read into what the rest of `core.contests` takes: times, lists, targets.
 
 Front ends (the bot's `/mod contest …`, a CLI) pass the text as typed and get a `datetime` in UTC, a tuple of slugs
 or a tuple of (GPU type, dtype) targets, or an `InvalidOptionError` that says what to type instead.
