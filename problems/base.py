@@ -23,6 +23,9 @@ Element = Literal[
 ]
 ScalarType = Literal["size_t", "int", "float", "uint64_t", "int64_t", "uint32_t"]
 DeviceKind = Literal["gpu", "cpu"]
+# Where a constant array lives when `solution` is called: device memory (read by kernels), or host memory (read
+# by the host code of `solution`, as Tensara passed some shapes; a Python solution gets a CPU tensor).
+Memory = Literal["device", "host"]
 Difficulty = Literal["easy", "medium", "hard"]
 ScoreMetric = Literal["gflops", "gbps"]
 
@@ -109,8 +112,9 @@ class Param:
 
     Roles: `input` (a device buffer drawn fresh for every call set), `output` (a device buffer the solution
     writes), `scalar` (a number fixed per test case), `array` (a small constant array per test case, such as a
-    shape, passed as a device pointer; `scalar_type` is its C element type). `element` fixes a buffer's
-    element type; None means the problem's dtype.
+    shape; `scalar_type` is its C element type). `element` fixes a buffer's element type; None means the
+    problem's dtype. `memory` says where an array lives: in device memory (the default) or in host memory, where
+    the solution's host code reads it; input and output buffers are always in device memory.
     """
 
     name: str
@@ -118,6 +122,13 @@ class Param:
     scalar_type: ScalarType = "size_t"
     doc: str = ""
     element: Element | None = None
+    memory: Memory = "device"
+
+    def __post_init__(self) -> None:
+        if self.memory not in ("device", "host"):
+            raise ValueError(f"parameter {self.name}: memory must be 'device' or 'host', not {self.memory!r}")
+        if self.memory == "host" and self.role != "array":
+            raise ValueError(f"parameter {self.name}: only a constant array may live in host memory")
 
     @property
     def is_pointer(self) -> bool:

@@ -57,12 +57,18 @@ def pow2_name(n: int) -> str:
 
 
 def constant_arrays(problem: Problem, extras: Sequence[Any], device: str) -> list[Any]:
-    """`extras` with each array parameter's list made a tensor on `device`, of the parameter's element type."""
+    """`extras` with each array parameter's list made a tensor of the parameter's element type, in the memory the
+    parameter declares: on `device` for a device array, on the CPU for a host array (whose values the solution's
+    host code reads, so that a device pointer there would crash it)."""
     import torch
 
     params = [p for p in problem.ordered_parameters() if p.is_extra]
     return [
-        torch.tensor(list(value), dtype=torch_dtype(p.element_type("float32")), device=device)
+        torch.tensor(
+            list(value),
+            dtype=torch_dtype(p.element_type("float32")),
+            device="cpu" if p.memory == "host" else device,
+        )
         if p.role == "array"
         else value
         for p, value in zip(params, extras, strict=True)

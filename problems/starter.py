@@ -48,7 +48,7 @@ def param_summary(param: Param, dtype: DType) -> str:
         "input": f"input buffer of {element}",
         "output": f"output buffer of {element} (write every element)",
         "scalar": f"{param.scalar_type} value",
-        "array": f"constant array of {param.scalar_type} (device memory)",
+        "array": f"constant array of {param.scalar_type} ({param.memory} memory)",
     }[param.role]
     return f"{kind}: {param.doc}" if param.doc else kind
 
@@ -77,6 +77,19 @@ def _headers(problem: Problem, dtype: DType) -> list[str]:
     return sorted(h for h in wanted if h)
 
 
+def _host_arrays(problem: Problem) -> list[str]:
+    return [p.name for p in problem.ordered_parameters() if p.role == "array" and p.memory == "host"]
+
+
+def _pointer_note(problem: Problem) -> str:
+    """Which pointers are device pointers: all of them, or all but the host arrays, named."""
+    host = _host_arrays(problem)
+    if not host:
+        return "Every pointer is a device pointer."
+    names = ", ".join(f"`{name}`" for name in host)
+    return f"Every pointer is a device pointer except {names}, which is in host memory: read it on the host."
+
+
 def _cuda_starter(problem: Problem, dtype: DType) -> str:
     params = ", ".join(_c_param(p, dtype) for p in problem.ordered_parameters())
     includes = ["#include <cuda_runtime.h>"]
@@ -88,7 +101,7 @@ def _cuda_starter(problem: Problem, dtype: DType) -> str:
             "",
             *doc,
             "//",
-            "// Every pointer is a device pointer. Launch on the default stream; the harness synchronises.",
+            f"// {_pointer_note(problem)} Launch on the default stream; the harness synchronises.",
             f'extern "C" void solution({params}) {{',
             "    // TODO: launch your kernel here.",
             "}",
@@ -117,6 +130,11 @@ def _python_starter(problem: Problem, dtype: DType) -> str:
             *doc,
             "#",
             f"# Tensors are on the GPU (or the CPU on a CPU runner). Write the result into {outputs} in place.",
+            *(
+                [f"# {', '.join(_host_arrays(problem))}: a CPU tensor on every runner (host memory)."]
+                if _host_arrays(problem)
+                else []
+            ),
             "import torch",
             "",
             "",

@@ -1,4 +1,4 @@
-"""gelu: x · Φ(x), the exact (erf) form, over an n×m matrix."""
+"""gelu: the tanh approximation of x · Φ(x), Tensara's reference, over an n×m matrix."""
 
 from __future__ import annotations
 
@@ -12,17 +12,21 @@ if TYPE_CHECKING:
 
 class Gelu(Activation):
     slug = "gelu"
+    # Version 1 took the exact (erf) form; Tensara's reference, and its competitors' kernels, use the tanh form.
+    version = 2
     title = "GELU"
     description = (
-        "Apply the Gaussian error linear unit to every element of a row-major n×m matrix, in its exact form: "
-        "`output = 0.5 * input * (1 + erf(input / sqrt(2)))`. The tanh approximation differs by up to about "
-        "5e-4 and fails the float32 check."
+        "Apply the Gaussian error linear unit to every element of a row-major n×m matrix, in its tanh "
+        "approximation (PyTorch's `gelu(x, approximate='tanh')`): "
+        "`output = 0.5 * input * (1 + tanh(sqrt(2/pi) * (input + 0.044715 * input³)))`. The exact erf form "
+        "differs by up to about 5e-4 and fails the float32 check."
     )
     flops_per_element = 24
-    flops_formula = "24 · n · m (Tensara's count for one erf-based GELU per element)"
+    flops_formula = "24 · n · m (Tensara's count for one tanh-approximated GELU per element)"
     input_scale = 3.0
 
     def apply(self, x: torch.Tensor) -> torch.Tensor:
         import math
 
-        return 0.5 * x * (1.0 + (x / math.sqrt(2.0)).erf())
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + inner.tanh())

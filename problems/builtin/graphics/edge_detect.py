@@ -1,4 +1,5 @@
-"""edge-detect: the Sobel gradient magnitude of each interior pixel; border pixels are zero."""
+"""edge-detect: the central-difference gradient magnitude of each interior pixel, scaled so that the strongest
+edge is 255; border pixels are zero."""
 
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ if TYPE_CHECKING:
 
 class EdgeDetect(KernelProblem):
     slug = "edge-detect"
+    # Version 1 asked for the unscaled Sobel magnitude; Tensara's reference is the central difference, scaled to 255.
+    version = 2
     title = "Edge Detection"
     description = (
-        "Compute the Sobel edge strength of a single-channel height×width image (row-major, values in [0, 1)). "
-        "For every interior pixel (1 <= y <= height-2, 1 <= x <= width-2), with `p[i][j]` the input, "
-        "`gx = (p[y-1][x+1] + 2·p[y][x+1] + p[y+1][x+1]) - (p[y-1][x-1] + 2·p[y][x-1] + p[y+1][x-1])`, "
-        "`gy = (p[y+1][x-1] + 2·p[y+1][x] + p[y+1][x+1]) - (p[y-1][x-1] + 2·p[y-1][x] + p[y-1][x+1])` and "
-        "`output_image[y][x] = sqrt(gx² + gy²)`. Pixels on the image's border (first and last row and column) "
-        "have no full neighbourhood: write 0 there."
+        "Compute the edge strength of a single-channel height×width image (row-major, values in [0, 1)). For "
+        "every interior pixel (1 <= y <= height-2, 1 <= x <= width-2), with `p[i][j]` the input, take the "
+        "central differences `gx = (p[y][x+1] - p[y][x-1]) / 2` and `gy = (p[y+1][x] - p[y-1][x]) / 2` and the "
+        "magnitude `g[y][x] = sqrt(gx² + gy²)`; pixels on the border (first and last row and column) have "
+        "`g = 0`. Then scale: `output_image[y][x] = g[y][x] / max(g) * 255`, so the strongest edge is 255 "
+        "(a kernel needs the image-wide maximum before it writes). If every `g` is 0, write 0."
     )
     tags = ("graphics", "stencil")
     difficulty = "easy"
@@ -35,7 +38,7 @@ class EdgeDetect(KernelProblem):
     gpu_cases = GPU_HW
     cpu_cases = CPU_HW
     dim_names = ("height", "width")
-    flops_formula = "10 · (height − 2) · (width − 2) (the two gradients' sums, their squares and the root)"
+    flops_formula = "10 · (height − 2) · (width − 2) (two differences, two halvings, two squares, a sum, a root)"
     bytes_formula = "2 · height · width · sizeof(float)"
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
@@ -61,8 +64,11 @@ class EdgeDetect(KernelProblem):
             """The interior's neighbours at offset (dy, dx)."""
             return p[1 + dy : h - 1 + dy, 1 + dx : w - 1 + dx]
 
-        gx = (at(-1, 1) + 2 * at(0, 1) + at(1, 1)) - (at(-1, -1) + 2 * at(0, -1) + at(1, -1))
-        gy = (at(1, -1) + 2 * at(1, 0) + at(1, 1)) - (at(-1, -1) + 2 * at(-1, 0) + at(-1, 1))
+        gx = (at(0, 1) - at(0, -1)) / 2
+        gy = (at(1, 0) - at(-1, 0)) / 2
         out = torch.zeros_like(p)
         out[1 : h - 1, 1 : w - 1] = torch.sqrt(gx * gx + gy * gy)
+        strongest = float(out.max()) if out.numel() else 0.0
+        if strongest > 0:
+            out.mul_(255.0 / strongest)
         return out

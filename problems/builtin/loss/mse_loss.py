@@ -14,13 +14,16 @@ if TYPE_CHECKING:
 
 class MseLoss(KernelProblem):
     slug = "mse-loss"
+    # Version 1 passed `shape` in device memory; Tensara's solutions read it on the host.
+    version = 2
     title = "Mean Squared Error Loss"
     description = (
         "Write the mean squared error of two tensors of the same shape to `output[0]`: "
         "`sum_i (predictions[i] - targets[i])² / numel`, where numel is the product of the `ndim` sizes in "
-        "`shape` (a device array of size_t). The tensors are contiguous, so the shape only fixes the element "
-        "count; the ranks differ between cases. The sum runs over the whole tensor, so the blocks of a kernel "
-        "must combine their partial sums; the tolerance admits float32 partial sums combined in any order."
+        "`shape`, an array of size_t in host memory (read it in `solution`'s host code, not in a kernel). The "
+        "tensors are contiguous, so the shape only fixes the element count; the ranks differ between cases. The "
+        "sum runs over the whole tensor, so the blocks of a kernel must combine their partial sums; the "
+        "tolerance admits float32 partial sums combined in any order."
     )
     tags = ("loss-function", "reduction", "memory-bound")
     difficulty = "easy"
@@ -29,7 +32,7 @@ class MseLoss(KernelProblem):
         Param("predictions", "input", doc="the tensor of sizes `shape`, contiguous"),
         Param("targets", "input", doc="same shape as predictions"),
         Param("output", "output", doc="1 value: the mean squared error"),
-        Param("shape", "array", "size_t", "the tensors' sizes, `ndim` of them"),
+        Param("shape", "array", "size_t", "the tensors' sizes, `ndim` of them", memory="host"),
         Param("ndim", "scalar", "size_t", "the tensors' rank"),
     )
     gpu_cases = ((1000, 1003), (4, 33, 129, 127), (4096, 4096), (64, 1024, 1024))

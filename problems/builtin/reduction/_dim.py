@@ -1,8 +1,10 @@
-"""The reductions over one dimension of an N-d tensor: the signature passes the shape as a device array.
+"""The reductions over one dimension of an N-d tensor: the signature passes the shape as an array plus `ndim`.
 
 A case is `(dim, *shape)`. Tensara's signature family: `(input, dim, output, shape, ndim)`, with `int`
-for argmax/argmin and `size_t` for the others (`shape_type`). Softmax over a dimension shares the signature but
-keeps the input's shape.
+for argmax/argmin and `size_t` for the others (`shape_type`). Where the shape array lives is Tensara's too:
+host memory for argmax, argmin and min-dim (their solutions read `shape[d]` on the host), device memory for the
+others. Tensara's value reductions keep the reduced dimension with size 1 (`keepdim=True`); the arg-extrema drop
+it. Softmax over a dimension shares the signature but keeps the input's shape.
 """
 
 from __future__ import annotations
@@ -21,14 +23,23 @@ GPU_CASES: tuple[Dims, ...] = ((1, 1000, 1003), (0, 4097, 2000), (1, 64, 1025, 5
 CPU_CASES: tuple[Dims, ...] = ((1, 7, 33), (1, 5, 67, 9), (0, 129, 65))
 
 
-def dim_signature(index_type: str, output_element: str | None, output_doc: str = "") -> tuple[Param, ...]:
+def dim_signature(
+    index_type: str, output_element: str | None, output_doc: str = "", shape_memory: str = "device"
+) -> tuple[Param, ...]:
     """The family's parameter list: `index_type` for the shape's elements and `ndim` (`int` for argmax and
-    argmin, `size_t` for the others), and the output's element type (None: the problem's dtype)."""
+    argmin, `size_t` for the others), the output's element type (None: the problem's dtype), and the memory the
+    shape array lives in."""
     return (
         Param("input", "input", doc="the N-d input, row-major"),
         Param("dim", "scalar", "int", "the dimension to reduce"),
         Param("output", "output", doc=output_doc or "the input's shape without `dim`", element=output_element),  # type: ignore[arg-type]
-        Param("shape", "array", index_type, "the input's sizes, `ndim` of them"),  # type: ignore[arg-type]
+        Param(
+            "shape",
+            "array",
+            index_type,  # type: ignore[arg-type]
+            "the input's sizes, `ndim` of them",
+            memory=shape_memory,  # type: ignore[arg-type]
+        ),
         Param("ndim", "scalar", index_type, "the input's rank"),  # type: ignore[arg-type]
     )
 
@@ -66,6 +77,8 @@ class DimReduction(KernelProblem):
     flops_formula = "outputs · (R − 1), R = shape[dim] (one operation per element after the first)"
     # Arg-extrema draw values that never tie along `dim` (see `distinct_normal`).
     distinct: ClassVar[bool] = False
+    # Tensara's value reductions write an output of the input's rank, the reduced dimension of size 1.
+    keepdim: ClassVar[bool] = False
 
     def case_name(self, dims: Dims) -> str:
         dim, *shape = dims
@@ -73,7 +86,7 @@ class DimReduction(KernelProblem):
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         dim, *shape = dims
-        out = tuple(s for i, s in enumerate(shape) if i != dim)
+        out = tuple(1 if i == dim else s for i, s in enumerate(shape) if self.keepdim or i != dim)
         return {"input": tuple(shape), "output": out}
 
     def extras(self, dims: Dims) -> list[Any]:
@@ -95,4 +108,5 @@ class DimReduction(KernelProblem):
 
     def reference_solution(self, *args: Any) -> torch.Tensor:
         x, dim = args[0], args[1]
-        return self.reduce(x, dim)
+        out = self.reduce(x, dim)
+        return out.unsqueeze(dim) if self.keepdim else out

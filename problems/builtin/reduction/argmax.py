@@ -12,13 +12,16 @@ if TYPE_CHECKING:
 
 class Argmax(DimReduction):
     slug = "argmax"
+    # Version 1 passed `shape` in device memory; Tensara's solutions read it on the host.
+    version = 2
     title = "Argmax Over Dimension"
     description = (
         "For every position of the other dimensions, write the index along `dim` of the largest input value "
-        "as an `int`. Values never tie along `dim`. The input's sizes come in `shape`, a device array of "
-        "`ndim` ints. Indices are checked exactly."
+        "as an `int`; the output has the input's shape without `dim`. Values never tie along `dim`. The input's "
+        "sizes come in `shape`, an array of `ndim` ints in host memory (read it in `solution`'s host code, not in a "
+        "kernel). Indices are checked exactly."
     )
-    parameters = dim_signature("int", "int32")
+    parameters = dim_signature("int", "int32", shape_memory="host")
     distinct = True
     flops_formula = "outputs · (R − 1), R = shape[dim] (one compare per element after the first)"
 

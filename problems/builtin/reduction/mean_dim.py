@@ -14,13 +14,16 @@ if TYPE_CHECKING:
 
 class MeanDim(DimReduction):
     slug = "mean-dim"
+    # Version 1 dropped the reduced dimension from the output's shape; Tensara keeps it with size 1.
+    version = 2
     title = "Mean Over Dimension"
     description = (
-        "Average an N-d float tensor along dimension `dim`: the output has the input's shape without `dim`, "
-        "each element the sum of its `shape[dim]` inputs divided by `shape[dim]`. The sizes come in `shape`, a "
-        "device array of `ndim` `size_t` values."
+        "Average an N-d float tensor along dimension `dim`: each output is the sum of its `shape[dim]` inputs "
+        "divided by `shape[dim]`, and the output keeps the input's rank with `shape[dim]` = 1 (PyTorch's "
+        "`keepdim=True`). The sizes come in `shape`, a device array of `ndim` `size_t` values."
     )
-    parameters = dim_signature("size_t", None)
+    parameters = dim_signature("size_t", None, "the input's shape with `shape[dim]` = 1")
+    keepdim = True
     flops_formula = "numel (R − 1 adds and one divide per output)"
 
     def flops(self, dims: Dims) -> int:

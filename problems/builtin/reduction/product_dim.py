@@ -15,14 +15,17 @@ if TYPE_CHECKING:
 
 class ProductDim(DimReduction):
     slug = "product-dim"
+    # Version 1 dropped the reduced dimension from the output's shape; Tensara keeps it with size 1.
+    version = 2
     title = "Product Over Dimension"
     description = (
-        "Multiply the elements of an N-d float tensor along dimension `dim`: the output has the input's shape "
-        "without `dim`. The sizes come in `shape`, a device array of `ndim` `size_t` values. Inputs are "
-        "`±exp(z)` with random signs and z normal of standard deviation 1/√R (R = shape[dim]), so every product "
-        "stays near magnitude 1 and its sign depends on every factor."
+        "Multiply the elements of an N-d float tensor along dimension `dim`: the output keeps the input's rank "
+        "with `shape[dim]` = 1 (PyTorch's `keepdim=True`). The sizes come in `shape`, a device array of `ndim` "
+        "`size_t` values. Inputs are `±exp(z)` with random signs and z normal of standard deviation 1/√R "
+        "(R = shape[dim]), so every product stays near magnitude 1 and its sign depends on every factor."
     )
-    parameters = dim_signature("size_t", None)
+    parameters = dim_signature("size_t", None, "the input's shape with `shape[dim]` = 1")
+    keepdim = True
     flops_formula = "outputs · (R − 1), R = shape[dim] (one multiply per element after the first)"
 
     def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:

@@ -1,8 +1,9 @@
+// GELU the way Tensara's reference computes it: the tanh approximation, one thread per element.
 #include <cuda_runtime.h>
 
 __device__ __forceinline__ float gelu_of(float v) {
-    // The exact form: 0.5 v (1 + erf(v / sqrt 2)).
-    return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+    const float k = 0.7978845608028654f;  // sqrt(2 / pi)
+    return 0.5f * v * (1.0f + tanhf(k * (v + 0.044715f * v * v * v)));
 }
 
 __global__ void gelu_kernel(const float* __restrict__ x, float* __restrict__ y, size_t count) {

@@ -1,10 +1,12 @@
 import torch
-import torch.nn.functional as F  # noqa: N812
 
 
 def solution(input_image: torch.Tensor, output_image: torch.Tensor, height: int, width: int) -> None:
-    sobel_x = torch.tensor([[-1.0, 0.0, 1.0], [-2.0, 0.0, 2.0], [-1.0, 0.0, 1.0]], device=input_image.device)
-    kernels = torch.stack([sobel_x, sobel_x.t()]).unsqueeze(1)
-    grads = F.conv2d(input_image.view(1, 1, height, width), kernels)[0]
+    p = input_image
+    gx = (p[1:-1, 2:] - p[1:-1, :-2]) / 2
+    gy = (p[2:, 1:-1] - p[:-2, 1:-1]) / 2
     output_image.zero_()
-    output_image[1:-1, 1:-1] = grads.square().sum(dim=0).sqrt()
+    output_image[1:-1, 1:-1] = torch.sqrt(gx * gx + gy * gy)
+    strongest = output_image.max()
+    if strongest > 0:
+        output_image.mul_(255.0 / strongest)

@@ -1,20 +1,50 @@
-// Broken: launches threads for the interior only and never writes the border pixels (they should be 0).
+// Broken: scales by the maximum of each block's own pixels instead of the image's, so most blocks reach 255.
 #include <cuda_runtime.h>
 
-__global__ void sobel_kernel(const float* in, float* out, size_t h, size_t w) {
-    size_t x = 1 + blockIdx.x * (size_t)blockDim.x + threadIdx.x, y = 1 + blockIdx.y * (size_t)blockDim.y + threadIdx.y;
-    if (y >= h - 1 || x >= w - 1) return;
-    size_t i = y * w + x;
-    const float* up = in + i - w;
-    const float* mid = in + i;
-    const float* down = in + i + w;
-    float gx = (up[1] + 2.0f * mid[1] + down[1]) - (up[-1] + 2.0f * mid[-1] + down[-1]);
-    float gy = (down[-1] + 2.0f * down[0] + down[1]) - (up[-1] + 2.0f * up[0] + up[1]);
-    out[i] = sqrtf(gx * gx + gy * gy);
+__device__ unsigned int g_max_bits;
+
+__global__ void clear_max() { g_max_bits = 0u; }
+
+__global__ void magnitude_kernel(const float* __restrict__ in, float* __restrict__ out, size_t h, size_t w) {
+    size_t count = h * w;
+    float local = 0.0f;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        size_t y = i / w, x = i % w;
+        float g = 0.0f;
+        if (y > 0 && x > 0 && y + 1 < h && x + 1 < w) {
+            float gx = (in[i + 1] - in[i - 1]) * 0.5f;
+            float gy = (in[i + w] - in[i - w]) * 0.5f;
+            g = sqrtf(gx * gx + gy * gy);
+        }
+        out[i] = g;
+        local = fmaxf(local, g);
+    }
+    for (int d = 16; d > 0; d >>= 1) local = fmaxf(local, __shfl_down_sync(0xffffffffu, local, d));
+    __shared__ float block_max[8];
+    if ((threadIdx.x & 31) == 0) block_max[threadIdx.x >> 5] = local;
+    __syncthreads();
+    float m = 0.0f;
+    for (int k = 0; k < (int)(blockDim.x >> 5); ++k) m = fmaxf(m, block_max[k]);
+    if (m <= 0.0f) return;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        out[i] *= 255.0f / m;
+    }
+}
+
+__global__ void scale_kernel(float* __restrict__ out, size_t count) {
+    float strongest = __uint_as_float(g_max_bits);
+    if (strongest <= 0.0f) return;  // a flat image stays all zero
+    float k = 255.0f / strongest;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+        out[i] *= k;
+    }
 }
 
 extern "C" void solution(const float* input_image, float* output_image, size_t height, size_t width) {
-    dim3 block(16, 16);
-    dim3 grid((unsigned)((width - 2 + 15) / 16), (unsigned)((height - 2 + 15) / 16));
-    sobel_kernel<<<grid, block>>>(input_image, output_image, height, width);
+    size_t count = height * width;
+    if (count == 0) return;
+    size_t blocks = (count + 255) / 256;
+    if (blocks > 4096) blocks = 4096;  // grid-stride loops cover the rest
+    clear_max<<<1, 1>>>();
+    magnitude_kernel<<<(unsigned)blocks, 256>>>(input_image, output_image, height, width);
 }

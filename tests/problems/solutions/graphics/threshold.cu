@@ -1,9 +1,9 @@
-// One thread per pixel (a grid-stride loop): 1 strictly above the threshold, else 0.
+// One thread per pixel (a grid-stride loop): 255 strictly above the threshold, else 0.
 #include <cuda_runtime.h>
 
 __global__ void threshold_kernel(const float* __restrict__ in, float t, float* __restrict__ out, size_t count) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
-        out[i] = in[i] > t ? 1.0f : 0.0f;
+        out[i] = in[i] > t ? 255.0f : 0.0f;
     }
 }
 

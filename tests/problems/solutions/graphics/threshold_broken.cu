@@ -1,9 +1,9 @@
-// Broken: compares with >=, so pixels exactly at the threshold become 1 instead of 0.
+// Broken: compares with >=, so pixels exactly at the threshold become 255 instead of 0.
 #include <cuda_runtime.h>
 
 __global__ void threshold_kernel(const float* in, float t, float* out, size_t count) {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-    if (i < count) out[i] = in[i] >= t ? 1.0f : 0.0f;
+    if (i < count) out[i] = in[i] >= t ? 255.0f : 0.0f;
 }
 
 extern "C" void solution(const float* input_image, float threshold_value, float* output_image, size_t height,

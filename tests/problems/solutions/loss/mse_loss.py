@@ -1,8 +1,10 @@
+import math
+
 import torch
-import torch.nn.functional as F  # noqa: N812
 
 
 def solution(
     predictions: torch.Tensor, targets: torch.Tensor, output: torch.Tensor, shape: torch.Tensor, ndim: int
 ) -> None:
-    output.copy_(F.mse_loss(predictions, targets).reshape(1))
+    numel = math.prod(shape.tolist())  # host memory: a CPU tensor, read without waiting for the device
+    output.copy_(((predictions - targets) ** 2).sum() / numel)

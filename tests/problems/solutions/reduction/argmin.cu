@@ -40,8 +40,7 @@ __global__ void argmin_strided(const float* __restrict__ x, int* __restrict__ ou
 }
 
 extern "C" void solution(const float* input, int dim, int* output, const int* shape, int ndim) {
-    std::vector<int> host(ndim);
-    cudaMemcpy(host.data(), shape, sizeof(int) * ndim, cudaMemcpyDeviceToHost);
+    const int* host = shape;  // host memory: read on the host, never in a kernel
     size_t outer = 1, inner = 1;
     for (int d = 0; d < dim; ++d) outer *= (size_t)host[d];
     for (int d = dim + 1; d < ndim; ++d) inner *= (size_t)host[d];

@@ -2,4 +2,5 @@ import torch
 
 
 def solution(input: torch.Tensor, dim: int, output: torch.Tensor, shape: torch.Tensor, ndim: int) -> None:
-    output.copy_(torch.amin(input, dim=dim))
+    sizes = shape.tolist()  # host memory: a CPU tensor, read without waiting for the device
+    output.copy_(torch.amin(input.view(sizes), dim=dim, keepdim=True))

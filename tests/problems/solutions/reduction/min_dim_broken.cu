@@ -31,8 +31,7 @@ __global__ void min_dim_strided(const float* __restrict__ x, float* __restrict__
 }
 
 extern "C" void solution(const float* input, int dim, float* output, const size_t* shape, size_t ndim) {
-    std::vector<size_t> host(ndim);
-    cudaMemcpy(host.data(), shape, sizeof(size_t) * ndim, cudaMemcpyDeviceToHost);
+    const size_t* host = shape;  // host memory: read on the host, never in a kernel
     size_t outer = 1, inner = 1;
     for (int d = 0; d < dim; ++d) outer *= host[d];
     for (size_t d = (size_t)dim + 1; d < ndim; ++d) inner *= host[d];
