@@ -2,7 +2,14 @@
 CPU burners loading the host, and every verdict counted.
 
     python bench/false_rejections.py --device cpu --burners 2 --repeat 2
-    python bench/false_rejections.py --device gpu --burners 4
+    python bench/false_rejections.py --device gpu --burners 4 --shard 1/2
+    python bench/false_rejections.py --device gpu --burners 4 --shard 2/2
+
+Jobs are timed with the service's own settings (`--measure production`, `MeasureConfig()`, the default) or the
+adversarial suite's quick ones (`--measure quick`), which every run before this option recorded. `--shard K/N`
+runs every N-th entry from the K-th, so that N calls of a bounded length cover the corpus: at the production
+settings the 51 GPU entries need more than one 10-minute command on an H100 (at the quick settings they took
+379 s; the production settings allow ten times the samples and the seconds per case).
 
 A rejection is any final status other than "passed" (integrity, implausible_time, wrong_answer, timeout, ...).
 A `host_busy` answer (the runner's host too loaded for a check to tell load from hidden work) is never a verdict:
@@ -26,15 +33,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import MeasureConfig  # noqa: E402
 from tests.adversarial import suite  # noqa: E402
 from tests.honest.corpus import DESCRIPTIONS, honest_for  # noqa: E402
-from tests.honest.test_honest import HONEST_LIMITS  # noqa: E402
+from tests.honest.test_honest import HONEST_LIMITS, MEASURES  # noqa: E402
 
-MEASURES = {
-    "default": MeasureConfig(),
-    "quick": suite.MEASURE,
-}
+
+def shard(text: str) -> tuple[int, int]:
+    """`K/N` (1 ≤ K ≤ N) as (K, N), for argparse."""
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected K/N with 1 <= K <= N, e.g. 1/2")
+    return int(k), int(n)
+
+
+def entries_of_shard(entries: list[suite.Entry], k: int, n: int) -> list[suite.Entry]:
+    """Every n-th entry from the k-th: interleaved, so that each shard gets its share of the slow CUDA entries."""
+    return entries[k - 1 :: n]
 
 
 def start_burners(count: int) -> list[subprocess.Popen[bytes]]:
@@ -52,7 +66,7 @@ def describe_machine(device: str) -> str:
 
 
 async def run_corpus(args: argparse.Namespace) -> tuple[list[tuple[str, list[str]]], float]:
-    entries = honest_for(args.device, args.entries)
+    entries = entries_of_shard(honest_for(args.device, args.entries), *args.shard)
     rows: list[tuple[str, list[str]]] = []
     start = time.monotonic()
     async with suite.open_suite_runner(
@@ -88,10 +102,19 @@ def render(rows: list[tuple[str, list[str]]], args: argparse.Namespace, machine:
     finals = Counter(o.split(":")[0].split("then ")[-1] for o in runs)
     rejected = sum(n for verdict, n in finals.items() if verdict != "passed")
     busy = sum("host_busy" in o for o in runs)
+    settings = MEASURES[args.measure]
+    measure = (
+        f"method {settings.method}, median's relative SE under {settings.target_rse:g}, "
+        f"{settings.min_samples} to {settings.max_samples} samples, at most {settings.max_seconds:g} s per case"
+    )
+    k, n = args.shard
+    total = len(honest_for(args.device, args.entries))
+    entries = f"all {total}" if n == 1 else f"shard {k}/{n}, {len(rows)} of {total}"
     lines = [
         f"# False rejections: the honest corpus on {args.device.upper()}",
         "",
-        f"Machine: {machine}. CPU burners: {args.burners}. Runs per entry: {args.repeat}. Measuring: {args.measure}. "
+        f"Machine: {machine}. CPU burners: {args.burners}. Runs per entry: {args.repeat}. Measuring: {args.measure}"
+        f" ({measure}). Entries: {entries}. "
         f"Recorded {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} in {seconds:.0f} s with "
         f"`python bench/false_rejections.py {' '.join(sys.argv[1:])}`.",
         "",
@@ -114,7 +137,13 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=2, help="CPU burner processes during the runs")
     parser.add_argument("--repeat", type=int, default=1, help="runs per entry")
     parser.add_argument("--retries", type=int, default=2, help="re-runs after a host_busy answer")
-    parser.add_argument("--measure", choices=tuple(MEASURES), default="default")
+    parser.add_argument(
+        "--measure",
+        choices=tuple(MEASURES),
+        default="production",
+        help="production: the service's MeasureConfig() (default); quick: the adversarial suite's settings",
+    )
+    parser.add_argument("--shard", type=shard, default=(1, 1), help="K/N: run every N-th entry from the K-th")
     parser.add_argument("--entries", nargs="*", default=[], help="only these entries")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()

@@ -3,9 +3,15 @@
 # `gpu` and `nvcc` tests of the runner-side packages (GPU_TESTS overrides; the bot and store tests need
 # asyncpg, which GPU machines lack; GPU_MARK overrides the marker filter, "" runs every test there; GPU_TESTS=none
 # runs none), the examples through the CLI (GPU_EXAMPLES=0 skips them), the benchmarks named in GPU_BENCH, and
-# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). The honest corpus under load, e.g.:
-# GPU_RUN="python3 bench/false_rejections.py --device gpu --burners 4 --measure quick".
-# Logs go to $OUT (default: ./gpu-logs).
+# the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). Logs go to $OUT (default: ./gpu-logs).
+#
+# The honest GPU corpus runs at the service's measurement settings (MeasureConfig()), in tests/honest and in the
+# bench. With 4 CPU burners, half the corpus per call (the whole took 379 s at the quick settings on an H100,
+# and the production settings allow ten times the samples and seconds per case) aims at 10-minute calls:
+#   GPU_TESTS=none GPU_EXAMPLES=0 GPU_RUN='python3 bench/false_rejections.py --device gpu --burners 4
+#     --measure production --shard 1/2 --out $OUT/false_rejections_h100_production_1of2.md' scripts/gpu-check.sh
+# and the same with --shard 2/2 (…_2of2.md). ARENA_HONEST_MEASURE=quick times the pytest entries with the quick
+# settings, for a short pass over the whole GPU suite.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
