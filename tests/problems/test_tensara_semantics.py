@@ -97,3 +97,36 @@ def test_edge_detect_scales_the_central_difference_to_255() -> None:
     assert float(out.max()) == 255.0
     assert out[0].abs().sum() == 0 and out[:, 0].abs().sum() == 0, "the border stays 0"
     assert out[1].tolist() == [0.0, 0.0, 255.0, 0.0, 0.0]
+
+
+# -- test data that tests: promised garbage is poison ---------------------------------------------------------------
+
+
+def test_decode_attention_cache_rows_past_each_length_are_nan() -> None:
+    problem = get_problem("decode-attention")
+    for case in problem.generate_test_cases("float32", "cpu"):
+        _, k, v, lengths = case["create_inputs"](torch.Generator().manual_seed(7))
+        cap = k.shape[2]
+        for b, n in enumerate(lengths.tolist()):
+            assert torch.isfinite(k[b, :, :n]).all() and torch.isfinite(v[b, :, :n]).all()
+            assert torch.isnan(k[b, :, n:]).all() and torch.isnan(v[b, :, n:]).all()
+        assert (lengths < cap).any(), f"{case['name']}: no sequence has padding"
+
+
+def test_a_decode_kernel_that_reads_the_padding_fails() -> None:
+    from problems.selfcheck import SOLUTIONS_DIR, check_solution, python_call
+
+    problem = get_problem("decode-attention")
+    reads_padding = python_call(SOLUTIONS_DIR / "attention" / "decode_attention_reads_padding.py")
+    result = check_solution(problem, reads_padding, "float32", "cpu")
+    assert result.cases and not any(c.passed for c in result.cases)
+    assert any("NaN" in c.message for c in result.cases), [c.message for c in result.cases]
+    # Its only fault is reading the garbage: on a cache whose padding holds numbers, it gives the right answer.
+    case = problem.generate_test_cases("float32", "cpu")[1]
+    q, k, v, lengths = case["create_inputs"](torch.Generator().manual_seed(3))
+    k, v = torch.nan_to_num(k, nan=0.5), torch.nan_to_num(v, nan=0.5)
+    extras = problem.get_extra_params(case)
+    (expected,) = problem.reference_outputs((q, k, v, lengths), extras)
+    out = torch.empty(expected.shape, dtype=torch.float32)
+    reads_padding([q, k, v, lengths, out, *extras])
+    assert problem.verify_result(expected, out, "float32")[0]

@@ -31,7 +31,8 @@ class DecodeAttention(AttentionProblem):
         "`lengths[b]` entries of its key/value cache. For every b and head h: "
         "`output[b][h] = softmax(Q[b][h]·K_cache[b][h][:n]ᵀ / sqrt(D))·V_cache[b][h][:n]` with n = lengths[b] "
         "(1 ≤ n ≤ L). Q and the output are row-major [B, H, D]; the caches are [B, H, L, D] with L the "
-        "capacity; cache rows at or past `lengths[b]` hold garbage and must be ignored. `lengths` is a device "
+        "capacity; cache rows at or past `lengths[b]` hold garbage (NaN in the test data) and must not be read: "
+        "a kernel that weights them by zero still gets NaN. `lengths` is a device "
         "array of B ints drawn fresh for every call. Memory-bound: scored in GB/s of cache actually read."
     )
     tags = ("attention", "memory-bound", "decode")
@@ -88,6 +89,10 @@ class DecodeAttention(AttentionProblem):
         q = randn((b, h, d), dtype, gen)
         k = randn((b, h, cap, d), dtype, gen)
         v = randn((b, h, cap, d), dtype, gen)
+        # The rows past each length are the garbage the statement promises: NaN, so that reading them shows.
+        padding = torch.arange(cap, device=gen.device)[None, :] >= lengths[:, None]
+        k.masked_fill_(padding[:, None, :, None], float("nan"))
+        v.masked_fill_(padding[:, None, :, None], float("nan"))
         return q, k, v, lengths
 
     def reference_solution(self, *args: Any) -> torch.Tensor:
