@@ -164,6 +164,57 @@ DEFAULT_TOLERANCES: dict[DType, Tolerance] = {
 }
 
 
+# Which bounds the judge's implausible-time floor may use for a problem (docs/integrity.md, "The physical floor").
+FloorKind = Literal["bytes", "bytes-and-flops"]
+FLOOR_KINDS: tuple[FloorKind, ...] = ("bytes", "bytes-and-flops")
+
+
+@dataclass(frozen=True)
+class TimeFloor:
+    """What no correct solution of a problem can avoid: the judge rejects a median time under what this work
+    takes at the GPU's fastest rates (`implausible_time`), so it must hold for every algorithm, not the formula's.
+
+    `bytes`, the default: memory traffic only. `read_share` of the input bytes that `get_bytes` counts must be
+    read, and the outputs written. The FLOP count is no bound: a cleverer algorithm than the formula's does less
+    arithmetic (Strassen for a product, an FFT or NTT for a convolution, Winograd for a small filter).
+    `bytes-and-flops`: the traffic, and `get_flops` as well, for a problem where no algorithm can do fewer
+    operations; `why` says why (tests/measure/test_floor.py holds the reviewed list).
+    `read_share` is below 1 where a correct solution may skip part of its inputs (the zeros of a triangular
+    operand, one half of a symmetric one, elements no pooling window covers); `why` says which part.
+    """
+
+    kind: FloorKind = "bytes"
+    read_share: float = 1.0
+    why: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in FLOOR_KINDS:
+            raise ValueError(f"time floor kind {self.kind!r}: use one of {', '.join(FLOOR_KINDS)}")
+        if not 0.0 <= self.read_share <= 1.0:
+            raise ValueError(f"time floor read_share {self.read_share}: give the share of inputs read, 0 to 1")
+        if (self.kind != "bytes" or self.read_share < 1.0) and not self.why:
+            raise ValueError("a time floor that counts FLOPs or skips inputs must say why in `why`")
+
+    @property
+    def counts_flops(self) -> bool:
+        return self.kind == "bytes-and-flops"
+
+    def summary(self) -> str:
+        """One line for `arena show`: which work bounds the fastest time the judge accepts."""
+        if self.read_share >= 1.0:
+            reads = "the inputs read and "
+        elif self.read_share > 0.0:
+            reads = f"{self.read_share:.0%} of the inputs read and "
+        else:
+            reads = ""
+        text = f"{self.kind}: {reads}the outputs an L2 cannot hold, at the GPU's peak bandwidth"
+        if self.counts_flops:
+            text += "; and the FLOPs, at its fastest arithmetic rate"
+        else:
+            text += "; not the FLOPs (an algorithm cleverer than the formula's may do less arithmetic)"
+        return f"{text}. {self.why}" if self.why else text
+
+
 class TestCase(TypedDict):
     """A test case: the seed's dict form. `create_inputs` draws fresh inputs from a generator on its device."""
 
@@ -201,6 +252,8 @@ class Problem(ABC):
     # What `reference_solution` receives: the input buffers only (the seed's form), or every non-output
     # argument in ABI order, scalars and constant arrays (as lists) included.
     reference_arguments: ClassVar[Literal["inputs", "all"]] = "inputs"
+    # What bounds the fastest time the judge accepts (bytes only unless the FLOP formula is a lower bound).
+    time_floor: ClassVar[TimeFloor] = TimeFloor()
 
     # -- the seed's methods -------------------------------------------------------------------------------
 

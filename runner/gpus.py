@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 
 from runner.api import MeasuredPeaks
 
-# The floor divides a case's bytes and FLOPs by the fastest rates any kernel could reach, with headroom, so that
-# no honest kernel is ever rejected; the floor exists to stop impossible times, not fast ones.
-# Datasheet peaks are already above what any kernel reaches; the headroom absorbs clock and timer error.
+# The floor divides the work no correct solution can avoid (runner.judge.floor_work: the bytes that must cross
+# device memory, and FLOPs only where the problem declares its formula a lower bound) by the fastest rates any
+# kernel could reach, with headroom, so that no honest kernel is ever rejected; the floor exists to stop
+# impossible times, not fast ones. Datasheet peaks are already above what any kernel reaches; the headroom
+# absorbs clock and timer error, and input lines that survive the L2 flush (up to a fifth of them).
 DATASHEET_HEADROOM = 1.25
 # The probe's copy is within a few per cent of what any kernel can stream from memory.
 MEASURED_BANDWIDTH_HEADROOM = 1.25
@@ -194,13 +196,14 @@ class PhysicalFloor:
 
 
 def physical_floor(
-    flops: int, bytes_moved: int, dtype: str, spec: GpuSpec | None, peaks: MeasuredPeaks | None
+    flops: int | None, bytes_moved: int, dtype: str, spec: GpuSpec | None, peaks: MeasuredPeaks | None
 ) -> PhysicalFloor | None:
-    """The larger of the case's traffic at the fastest memory rate and its FLOPs at the fastest arithmetic rate.
+    """The larger of the traffic at the fastest memory rate and the FLOPs at the fastest arithmetic rate.
 
-    Each rate is the lower of the datasheet's (with headroom) and this GPU's measured one (with headroom):
-    either alone is a true bound, so the lower is too, and the measured one also covers GPUs missing from the
-    table. None when neither is known (a CPU, an unmeasured unknown GPU).
+    Both must be work no correct solution avoids (runner.judge.floor_work); `flops` is None where the problem's
+    FLOP count is not a lower bound. Each rate is the lower of the datasheet's (with headroom) and this GPU's
+    measured one (with headroom): either alone is a true bound, so the lower is too, and the measured one also
+    covers GPUs missing from the table. None when neither is known (a CPU, an unmeasured unknown GPU).
     """
     bandwidth: list[tuple[float, str]] = []
     compute: list[tuple[float, str]] = []
@@ -232,7 +235,7 @@ def physical_floor(
     if bandwidth:
         gbps, why = min(bandwidth)
         floors.append(PhysicalFloor(bytes_moved / (gbps * 1e9), f"{bytes_moved:,} bytes at {gbps:,.0f} GB/s ({why})"))
-    if compute:
+    if compute and flops is not None:
         gflops, why = min(compute)
         floors.append(PhysicalFloor(flops / (gflops * 1e9), f"{flops:,} FLOPs at {gflops:,.0f} GFLOPS ({why})"))
     return max(floors, key=lambda f: f.seconds, default=None)

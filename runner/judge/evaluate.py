@@ -42,6 +42,7 @@ from runner.errors import (
 )
 from runner.gpus import implausible_time, physical_floor, spec_for
 from runner.judge.case_buffers import CaseBuffers
+from runner.judge.floor_work import unavoidable_work
 from runner.judge.judged_timer import JudgedTimer
 from runner.judge.launcher_link import LauncherLink
 from runner.judge.tripwires import source_notes
@@ -339,16 +340,33 @@ def _pool_bytes(ev: Evaluation) -> int:
     return min(max(total // 16, MIN_GPU_POOL_BYTES), MAX_GPU_POOL_BYTES)
 
 
-def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming) -> None:
-    """Reject a time no correct kernel can reach on this GPU: it must never be ranked."""
+def _l2_bytes() -> int:
+    import torch
+
+    return int(torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size)
+
+
+def _check_plausible(ev: Evaluation, case: TestCase, timing: CaseTiming, output_bytes: int, flushed: bool) -> None:
+    """Reject a time no correct kernel can reach on this GPU: it must never be ranked. The floor counts only the
+    work every algorithm must do (runner.judge.floor_work), so a cleverer algorithm than the formula's passes."""
     floor = None
+    work = None
     if ev.device_kind == "gpu":
+        work = unavoidable_work(
+            ev.problem.time_floor,
+            flops=timing.flops,
+            counted_bytes=timing.bytes,
+            output_bytes=output_bytes,
+            l2_bytes=_l2_bytes(),
+            l2_flushed=flushed,
+        )
         # Peaks measured on another GPU (a CLI run that sees several) say nothing about this one.
         peaks = ev.peaks if ev.peaks is not None and ev.peaks.device == ev.device else None
-        floor = physical_floor(timing.flops, timing.bytes, ev.request.dtype, spec_for(ev.device), peaks)
+        floor = physical_floor(work.flops, work.dram_bytes, ev.request.dtype, spec_for(ev.device), peaks)
     reason = implausible_time(timing.runtime_median_us / 1e6, floor)
     if reason is not None:
-        raise ImplausibleTimeError(f"Case {case['name']} was rejected: {reason}.")
+        counted = f" (the work no correct solution avoids: {work.describe()})" if work is not None else ""
+        raise ImplausibleTimeError(f"Case {case['name']} was rejected: {reason}{counted}.")
 
 
 def _measure_config(ev: Evaluation) -> MeasureConfig:
@@ -367,6 +385,7 @@ def _run_benchmark(
     # Small cases get many sets (big batches), so that the wall-clock check averages the host's jitter.
     n_sets = max(1, min(method.sets_for(config), _pool_bytes(ev) // bytes_per_set))
     buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
+    output_bytes = sum(o.numel() * o.element_size() for o in buffers.sets[0].outputs)
 
     def verify(k: int) -> None:
         _sync(ev)
@@ -398,5 +417,5 @@ def _run_benchmark(
         )
     finally:
         buffers.close()
-    _check_plausible(ev, case, timing)
+    _check_plausible(ev, case, timing, output_bytes, method.flushes_l2)
     return timing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from problems.base import Param
+from problems.base import Param, TimeFloor
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ class VectorAddition(KernelProblem):
     dim_names = ("n",)
     flops_formula = "n (one add per element)"
     bytes_formula = "3 · n · sizeof(dtype) (read A and B, write C)"
+    time_floor = TimeFloor("bytes-and-flops", why="Each output is a sum no other output shares: n adds at the least.")
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         return {"d_input1": dims, "d_input2": dims, "d_output": dims}

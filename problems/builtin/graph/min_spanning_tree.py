@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from problems.base import DType, Param
+from problems.base import DType, Param, TimeFloor
 from problems.builtin.graph._graph import GraphProblem, undirected_graph
 from problems.library import Dims
 
@@ -79,6 +79,7 @@ class MinSpanningTree(GraphProblem):
     cpu_cases = ((7,), (33,), (70,))
     flops_formula = "0 (scored in GB/s: the work is bounded by reading the matrix)"
     bytes_formula = "n² · 4 + 4 (read the matrix, write one float)"
+    time_floor = TimeFloor(read_share=0.5, why="The symmetric matrix is known from one half of it.")
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         (n,) = dims

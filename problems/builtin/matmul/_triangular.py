@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import DType, Param
+from problems.base import DType, Param, TimeFloor
 from problems.builtin.matmul._gemm import CPU_SQUARE, GPU_SQUARE, MatmulProblem
 from problems.library import Dims
 
@@ -27,6 +27,7 @@ class TriangularMatmul(MatmulProblem):
     dim_names = ("n",)
     flops_formula = "N·(N+1)·(N+2) / 3 (a multiply and an add for each of the N(N+1)(N+2)/6 nonzero terms)"
     bytes_formula = "3 · N² · sizeof(dtype)"
+    time_floor = TimeFloor(read_share=0.5, why="The zeros on the other side of each operand need not be read.")
 
     def triangle(self, x: torch.Tensor) -> torch.Tensor:
         return x.tril() if self.lower else x.triu()

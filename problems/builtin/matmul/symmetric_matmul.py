@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from problems.base import DType, Param
+from problems.base import DType, Param, TimeFloor
 from problems.builtin.matmul._gemm import CPU_SQUARE, GPU_SQUARE, MatmulProblem
 from problems.library import Dims
 
@@ -31,6 +31,7 @@ class SymmetricMatmul(MatmulProblem):
     dim_names = ("n",)
     flops_formula = "2 · N³ (a multiply and an add per term)"
     bytes_formula = "3 · N² · sizeof(dtype)"
+    time_floor = TimeFloor(read_share=0.5, why="Each symmetric operand is known from one half of it.")
 
     def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:
         import torch

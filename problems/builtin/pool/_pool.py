@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import DType, Param, Tolerance
+from problems.base import DType, Param, TimeFloor, Tolerance
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class Pool(KernelProblem):
     ndim: ClassVar[int]
     dilated: ClassVar[bool] = False
     bytes_formula = "(input elements + output elements) · sizeof(float)"
+    time_floor = TimeFloor(read_share=0.0, why="A stride or dilation past the window skips inputs no output reads.")
 
     def split(self, dims: Dims) -> tuple[tuple[int, ...], list[int]]:
         """The spatial sizes and the pooling ints (kernel_size, stride, padding[, dilation]) of a case."""
