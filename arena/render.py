@@ -87,10 +87,21 @@ def render_profile(report: ProfileReport) -> list[str]:
     return lines
 
 
+def result_data_types(slug: str, dtype: str) -> str:
+    """The data types a result was computed on: `uint32` for a finite-field problem stored under the float32 key.
+    A problem that is not built in (a stored module) shows its key."""
+    from problems.catalog import data_types
+    from problems.registry import builtin_problems, canonical_slug
+
+    problem = builtin_problems().get(canonical_slug(slug))
+    return data_types(problem, dtype) if problem is not None and dtype in problem.dtypes else dtype  # type: ignore[arg-type]
+
+
 def render_result(result: SubmissionResult) -> str:
     """The results table and summary for a finished job (its figures formatted by `core.result_view`), or the
     profile of a job of mode `profile`."""
-    lines = [f"{result.problem_slug} · {result.dtype} · {result.language} · {result.mode} · {result.device}"]
+    dtype = result_data_types(result.problem_slug, result.dtype)
+    lines = [f"{result.problem_slug} · {dtype} · {result.language} · {result.mode} · {result.device}"]
     if result.profile is not None:
         passed = f"all {len(result.tests)} test cases passed; " if result.tests and result.status == "passed" else ""
         lines += [f"{passed}one case profiled (a profile is never ranked)", ""]

@@ -67,6 +67,32 @@ class ProblemInfo:
         return self.tags[0] if self.tags else "general"
 
 
+def data_types(problem: Problem, dtype: DType) -> str:
+    """The element types a problem really computes on under the stored dtype key `dtype`, for people to read.
+
+    The key (float32, float16, bfloat16) names boards and stored results; an integer problem is stored under
+    float32 but reads and writes no float at all. Where the key's type is one of the buffers' types, the key is
+    the answer (argmax is a float32 problem with an int32 output); otherwise the buffers' own types are, in
+    parameter order: `uint32` for a finite-field product, `int32` for a sort, `uint8/float8_e4m3/float16`.
+    """
+    elements: list[str] = []
+    for param in problem.ordered_parameters():
+        if param.role in ("input", "output"):
+            element = (
+                param.element_type(dtype) if param.role == "input" else param.element or problem.output_dtype(dtype)
+            )
+            if element not in elements:
+                elements.append(element)
+    if not elements or dtype in elements:
+        return dtype
+    return "/".join(elements)
+
+
+def dtype_labels(problem: Problem) -> str:
+    """The problem's dtypes as `arena problems` lists them: each key's real data types."""
+    return ", ".join(data_types(problem, d) for d in problem.dtypes)
+
+
 def _signatures(problem: Problem) -> tuple[str, str]:
     cuda = generate_starter(problem, "cuda", problem.dtypes[0])
     c_line = next(line for line in cuda.splitlines() if line.startswith('extern "C"')).rstrip(" {")

@@ -9,7 +9,7 @@ from pathlib import Path
 from arena.render import table
 from core.errors import UserFacingError
 from problems.base import DTYPES, DType, Problem, TestCase
-from problems.catalog import shape_text
+from problems.catalog import data_types, dtype_labels, shape_text
 from problems.registry import UnknownProblemError, builtin_problems, get_problem
 from problems.starter import STARTER_LANGUAGES, generate_starter, param_summary, tolerance_summary
 
@@ -52,7 +52,7 @@ def cmd_problems(args: argparse.Namespace) -> int:
         categories = sorted({p.tags[0] for p in builtin_problems().values() if p.tags})
         raise UserFacingError(f"No problem matches. Categories: {', '.join(categories)}.")
     listed.sort(key=lambda p: (p.tags[:1], DIFFICULTY_ORDER.get(p.difficulty, 9), p.slug))
-    rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, ", ".join(p.dtypes)] for p in listed]
+    rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, dtype_labels(p)] for p in listed]
     print(table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll"))
     print(f"\n{len(listed)} problems. `arena show SLUG` describes one; `arena starter SLUG` writes a template.")
     return 0
@@ -68,17 +68,24 @@ def _shape_text(problem: Problem, case: TestCase) -> str:
     return shape_text(problem.buffer_shapes(case)) or "×".join(str(d) for d in case["dims"])
 
 
+def _dtypes_line(problem: Problem) -> str:
+    """The real data types, and the stored key where it differs (boards and `--dtype` name the key)."""
+    labels = dtype_labels(problem)
+    keys = ", ".join(problem.dtypes)
+    return labels if labels == keys else f"{labels} (stored and chosen with --dtype as {keys})"
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     problem = find_problem(args.slug)
     dtype: DType = args.dtype or problem.dtypes[0]
     check_dtype(problem, dtype)
     aliases = f" · also called {', '.join(problem.aliases)}" if problem.aliases else ""
     print(f"{problem.title} ({problem.slug}, v{problem.version}) · {problem.difficulty} · {', '.join(problem.tags)}")
-    print(f"dtypes: {', '.join(problem.dtypes)}{aliases}")
+    print(f"dtypes: {_dtypes_line(problem)}{aliases}")
     print()
     print(problem.description)
     print()
-    print(f"CUDA ({dtype}):\n  {_signature_line(problem, 'cuda', dtype)}")
+    print(f"CUDA ({data_types(problem, dtype)}):\n  {_signature_line(problem, 'cuda', dtype)}")
     print(f"Python:\n  {_signature_line(problem, 'python', dtype)}")
     print("Parameters, in order:")
     for p in problem.ordered_parameters():
@@ -88,7 +95,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"Checked: {tolerance_summary(problem, dtype)}")
     metric = "GFLOPS" if problem.score_metric == "gflops" else "GB/s"
     print(f"Ranked by: geometric mean of {metric} over the GPU cases (higher is better)")
-    print(f"Time floor: {problem.time_floor.summary()}")
     for kind in ("gpu", "cpu"):
         cases = problem.generate_test_cases(dtype, kind)
         rows = [
@@ -100,7 +106,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             ]
             for c in cases
         ]
-        print(f"\nTest cases ({kind.upper()}, {dtype}):")
+        print(f"\nTest cases ({kind.upper()}, {data_types(problem, dtype)}):")
         print(table(["case", "tensor shapes", "GFLOP", "MB"], rows, align="llrr"))
     return 0
 

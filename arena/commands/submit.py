@@ -17,6 +17,7 @@ from arena.render import ProgressPrinter, render_result
 from core.errors import CancelledByUserError, UserFacingError
 from core.uploads import check_upload
 from problems.base import DTYPES, Problem
+from problems.catalog import data_types
 from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
 
 if TYPE_CHECKING:
@@ -236,7 +237,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     where = f"the runner at {args.runner}" if args.runner else "the local runner"
     print(
-        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{args.dtype}, {args.mode}] on {where}",
+        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{data_types(problem, args.dtype)}, "
+        f"{args.mode}] on {where}",
         file=sys.stderr,
     )
     if secret is not None:

@@ -130,3 +130,34 @@ def test_a_decode_kernel_that_reads_the_padding_fails() -> None:
     out = torch.empty(expected.shape, dtype=torch.float32)
     reads_padding([q, k, v, lengths, out, *extras])
     assert problem.verify_result(expected, out, "float32")[0]
+
+
+# -- integer problems show their real dtypes ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("slug", "shown"),
+    [
+        ("vector-multiply-ff", "uint32"),
+        ("poly-multiply-ff", "uint32"),
+        ("ecc-point-negation", "uint64"),
+        ("array-sort", "int32"),
+        ("argmax", "float32"),
+        ("matrix-multiplication", "float32"),
+        ("nvfp4-gemm", "uint8/float8_e4m3/float16"),
+    ],
+)
+def test_the_cli_names_the_real_data_types(slug: str, shown: str) -> None:
+    from arena.render import result_data_types
+    from problems.catalog import data_types, dtype_labels
+
+    problem = get_problem(slug)
+    assert data_types(problem, "float32") == shown
+    assert dtype_labels(problem).split(", ")[0] == shown
+    assert result_data_types(slug, "float32") == shown
+
+
+def test_a_multi_dtype_problem_shows_each_key() -> None:
+    from problems.catalog import dtype_labels
+
+    assert dtype_labels(get_problem("gelu")) == "float32, float16, bfloat16"
