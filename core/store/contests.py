@@ -414,12 +414,35 @@ async def ratings_of(conn: Conn, user_ids: Sequence[int]) -> dict[int, StoredRat
     return {r["user_id"]: StoredRating(**r) for r in rows}
 
 
-async def record_ratings(conn: Conn, contest_id: int, changes: Sequence[RatingChange], at: datetime) -> None:
-    """Store the contest's rating changes and mark it rated. Call inside the transaction that checked `rated_at`
-    under the contest's row lock; the history's primary key refuses a second rating of the same contest."""
+# One key for every process that rates contests (core/store/migrate.py holds 0x4B41_0001).
+_RATINGS_LOCK_KEY = 0x4B41_0002
+
+
+async def lock_ratings(conn: Conn) -> None:
+    """Hold the ratings until the transaction ends: contests are rated one at a time, each against the ratings the
+    previous one left (a rating also ages every player who sat the contest out, so two at once would interleave)."""
+    await conn.execute("SELECT pg_advisory_xact_lock($1)", _RATINGS_LOCK_KEY)
+
+
+async def unrated_frozen_contests(conn: Conn) -> list[Contest]:
+    """Frozen contests that are not rated yet, in the order they are rated: by end, then id. Normally only the one
+    being frozen; after a change of rating method (migration V008), every contest that was rated before."""
+    rows = await conn.fetch(
+        f"""SELECT {_CONTEST_COLUMNS} FROM contests
+        WHERE frozen_at IS NOT NULL AND rated_at IS NULL AND cancelled_at IS NULL ORDER BY ends_at, id"""
+    )
+    return [Contest(**r) for r in rows]
+
+
+async def record_ratings(
+    conn: Conn, contest_id: int, changes: Sequence[RatingChange], method: str, at: datetime
+) -> None:
+    """Store the contest's rating changes, computed by `method`, and mark it rated. Call inside the transaction
+    that checked `rated_at` under the contest's row lock; the history's primary key refuses a second rating of the
+    same contest."""
     await conn.executemany(
         """INSERT INTO rating_history (user_id, contest_id, place, rating_before, rd_before, volatility_before,
-        rating_after, rd_after, volatility_after) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)""",
+        rating_after, rd_after, volatility_after, method) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)""",
         [
             (
                 c.user_id,
@@ -431,6 +454,7 @@ async def record_ratings(conn: Conn, contest_id: int, changes: Sequence[RatingCh
                 c.rating_after,
                 c.rd_after,
                 c.volatility_after,
+                method,
             )
             for c in changes
         ],
@@ -439,11 +463,56 @@ async def record_ratings(conn: Conn, contest_id: int, changes: Sequence[RatingCh
         """INSERT INTO ratings (user_id, rating, rd, volatility, contests, last_contest_id, updated_at)
         VALUES ($1, $2, $3, $4, 1, $5, $6)
         ON CONFLICT (user_id) DO UPDATE SET rating = EXCLUDED.rating, rd = EXCLUDED.rd,
-            volatility = EXCLUDED.volatility, contests = ratings.contests + 1,
+            volatility = EXCLUDED.volatility, contests = ratings.contests + 1, periods_absent = 0,
             last_contest_id = EXCLUDED.last_contest_id, updated_at = EXCLUDED.updated_at""",
         [(c.user_id, c.rating_after, c.rd_after, c.volatility_after, contest_id, at) for c in changes],
     )
     await conn.execute("UPDATE contests SET rated_at = $2 WHERE id = $1", contest_id, at)
+
+
+async def ratings_except(conn: Conn, user_ids: Sequence[int]) -> list[StoredRating]:
+    """Every stored rating but these users': the players who sat a contest out."""
+    rows = await conn.fetch(
+        """SELECT user_id, rating, rd, volatility, contests FROM ratings WHERE user_id <> ALL($1::bigint[])
+        ORDER BY user_id""",
+        list(user_ids),
+    )
+    return [StoredRating(**r) for r in rows]
+
+
+async def record_absences(conn: Conn, aged_rds: Sequence[tuple[int, float]], at: datetime) -> None:
+    """Give each (user, RD) its aged RD and count one more rated contest sat out."""
+    await conn.executemany(
+        "UPDATE ratings SET rd = $2, periods_absent = periods_absent + 1, updated_at = $3 WHERE user_id = $1",
+        [(user_id, rd, at) for user_id, rd in aged_rds],
+    )
+
+
+@dataclass(frozen=True)
+class ArchivedRatingChange:
+    """A rating change given by a method no longer in use, kept by the migration that replaced it."""
+
+    method: str
+    change: RatingChange
+    rated_at: datetime
+
+
+async def archived_rating_history(conn: Conn, user_id: int) -> list[ArchivedRatingChange]:
+    """The user's rating changes under earlier methods, oldest contest first."""
+    rows = await conn.fetch(
+        """SELECT a.method, a.rated_at, a.user_id, a.contest_id, a.place, a.rating_before, a.rd_before,
+               a.volatility_before, a.rating_after, a.rd_after, a.volatility_after
+        FROM rating_archive a JOIN contests c ON c.id = a.contest_id
+        WHERE a.user_id = $1 ORDER BY a.method, c.ends_at, c.id""",
+        user_id,
+    )
+    return [
+        ArchivedRatingChange(r["method"], RatingChange(**{k: r[k] for k in _CHANGE_FIELDS}), r["rated_at"])
+        for r in rows
+    ]
+
+
+_CHANGE_FIELDS = tuple(RatingChange.__dataclass_fields__)
 
 
 async def rating_history(conn: Conn, user_id: int) -> list[RatingChange]:

@@ -37,6 +37,7 @@ TABLES = {
     "contest_standing_cells",
     "ratings",
     "rating_history",
+    "rating_archive",
     "schema_migrations",
 }
 
