@@ -203,6 +203,28 @@ def _intensity(flops: int | None, nbytes: int | None) -> str:
     return f"{flops / nbytes:.3g}"
 
 
+def tensor_note(report: ProfileReport) -> str | None:
+    """What ran on the tensor cores, and whether the FLOP line counts it; None when nothing did.
+
+    A kernel's tensor FLOPs come from the tensor path's ops counters. A matrix instruction always does math, so
+    matrix instructions with no ops counted mean the counters missed them (an older runner, a GPU or a source type
+    without the counters the profile asks for): the FLOP line falls short, and the note says so."""
+    instructions = sum(k.tensor_instructions or 0 for k in report.kernels)
+    counted = sum(k.tensor_flops or 0 for k in report.kernels)
+    uncounted = any(k.tensor_instructions and not k.tensor_flops for k in report.kernels)
+    if uncounted:
+        return (
+            f"{instructions:,} tensor-core instructions ran: their FLOPs are not counted by the SASS counters, so the "
+            "count above is short of the work done"
+        )
+    if not counted:
+        return None
+    return (
+        f"{format_amount(counted, 'FLOP')} of the count above ran on the tensor cores "
+        f"({instructions:,} matrix instruction{'s' if instructions != 1 else ''})"
+    )
+
+
 @dataclass(frozen=True)
 class ProfileSummary:
     """The profile's headline lines, formatted; `lines()` gives them labelled, in reading order."""
@@ -243,7 +265,6 @@ def summary(report: ProfileReport) -> ProfileSummary:
     if hidden:
         duration += f" ({hidden} more not listed, nor counted here)"
     flops, nbytes = report.measured_flops, report.measured_dram_bytes
-    tensor = sum(k.tensor_instructions or 0 for k in report.kernels)
     seconds = duration_us / 1e6
     gflops = format_rate(flops / seconds / 1e9) if flops is not None and seconds > 0 else "-"
     gbps = format_rate(nbytes / seconds / 1e9) if nbytes is not None and seconds > 0 else "-"
@@ -252,12 +273,7 @@ def summary(report: ProfileReport) -> ProfileSummary:
         case=f"{report.case_name} (case {report.case_index}) by {report.tool or 'the profiler'}",
         duration=duration,
         flops=_compared(flops, report.formula_flops, "FLOP", "counted"),
-        tensor_note=(
-            f"{tensor:,} tensor-core instructions ran: their FLOPs are not counted by the SASS counters, so the "
-            "count above is short of the work done"
-            if tensor
-            else None
-        ),
+        tensor_note=tensor_note(report),
         dram=_compared(report.measured_dram_bytes, report.formula_bytes, "B", "moved"),
         intensity=f"{_intensity(flops, nbytes)} FLOP/byte measured (formula {formula})",
         achieved=f"{gflops} GFLOPS, {gbps} GB/s",

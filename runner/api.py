@@ -172,8 +172,17 @@ class KernelProfile(_Model):
     stalls: list[StallReason] = Field(default_factory=list, description="the top reasons, largest first")
     dram_bytes_read: int | None = None
     dram_bytes_written: int | None = None
-    flops: int | None = Field(None, description="FP adds, multiplies and 2 per FMA the SASS counters saw")
-    tensor_instructions: int | None = Field(None, description="tensor-pipe instructions: their FLOPs are not counted")
+    flops: int | None = Field(
+        None,
+        description="FP adds, multiplies and 2 per FMA the SASS counters saw, plus the tensor cores' math ops "
+        "(tensor_flops) where the profiler counts them",
+    )
+    tensor_flops: int | None = Field(
+        None, description="math ops the tensor cores ran (2 per multiply-add); None where they cannot be counted"
+    )
+    tensor_instructions: int | None = Field(
+        None, description="matrix instructions on the tensor pipe (HMMA, IMMA, DMMA, GMMA), not its HFMA2.MMA moves"
+    )
 
     @property
     def dram_bytes(self) -> int | None:

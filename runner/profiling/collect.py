@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from runner.host.sandbox import python_command
@@ -46,9 +47,11 @@ def ncu_path() -> str | None:
     return shutil.which("ncu")
 
 
-def profile_command(ncu: str, python: str, child_args: list[str], report_base: Path) -> list[str]:
+def profile_command(
+    ncu: str, python: str, child_args: list[str], report_base: Path, metrics: Sequence[str] = EXTRA_METRICS
+) -> list[str]:
     """ncu on the profiled call (started as every sandboxed module is: `python -I`, the package's root on its path):
-    only the kernels inside its NVTX range, the report's sections and metrics."""
+    only the kernels inside its NVTX range, the report's sections and `metrics`."""
     sections = [arg for name in SECTIONS for arg in ("--section", name)]
     return [
         ncu,
@@ -61,7 +64,7 @@ def profile_command(ncu: str, python: str, child_args: list[str], report_base: P
         str(MAX_LAUNCHES),
         *sections,
         "--metrics",
-        ",".join(EXTRA_METRICS),
+        ",".join(metrics),
         "--export",
         str(report_base),
         "--force-overwrite",

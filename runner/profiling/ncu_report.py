@@ -4,6 +4,15 @@ The page has one row per profiled kernel launch and one column per metric, under
 Values may carry thousands separators and any of ncu's units (with `--print-units base` or without), and a
 metric that was not collected reads "n/a" or "no data": such a figure is None, never zero. Launches of the same
 kernel are summed (durations, bytes, FLOPs) and described by their longest launch (rates, occupancy, stalls).
+
+FLOPs come from two kinds of counter. The SASS counters see the CUDA cores' adds, multiplies and FMAs, and nothing
+of a matrix instruction. The tensor path's ops counters (`sm__ops_path_tensor_src_*`) see each math op the tensor
+cores ran, two per multiply-add, for HMMA, IMMA, DMMA and Hopper's warpgroup GMMA alike: on an H100 they read exactly
+2·4096³ for a 4096³ fp16 GEMM, by WMMA (HMMA) or by cuBLAS (HGMMA), and zero for an FFMA-only kernel
+(tests/fixtures/ncu/README.md). Tensor-core instructions are the tensor pipe's less its HFMA2.MMA: on sm_80 and
+later the compiler sets registers with `HFMA2.MMA Rd, -RZ, RZ, 0, 0`, which issues on the tensor pipe without
+any matrix math, so `sm__inst_executed_pipe_tensor` (and `_op_hmma` with it) is never zero for a plain FP32 kernel.
+A metric the GPU does not have reads "n/a" on the page, so every architecture's names can be asked for at once.
 """
 
 from __future__ import annotations
@@ -42,9 +51,39 @@ FLOP_COUNTERS: dict[str, int] = {
     for precision in ("f", "d", "h")
     for op in ("add", "mul", "fma")
 }
-TENSOR_INSTRUCTIONS = "sm__inst_executed_pipe_tensor.sum"
+# Every warp instruction of the tensor pipe, and the HFMA2.MMA among them: register moves and packed-half FMAs that
+# the compiler issues there, no matrix math. The difference is the MMA instructions (HMMA, IMMA, DMMA, GMMA).
+TENSOR_PIPE = "sm__inst_executed_pipe_tensor.sum"
+TENSOR_PIPE_HFMA2 = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"
+# The tensor pipe's instructions by kind, collected for the report file (ncu's details page); on Hopper `_op_hmma`
+# also counts HGMMA and HFMA2.MMA, so none of these alone is the matrix instruction count.
+TENSOR_KINDS: tuple[str, ...] = tuple(
+    f"sm__inst_executed_pipe_tensor_op_{kind}.sum" for kind in ("hmma", "gmma", "imma", "dmma")
+)
+# Math ops on the tensor path, one group per source type: the first alternative the page has a figure for is the
+# group's count (Hopper has `src_fp16`; Ampere splits it by destination type), so no op is counted twice.
+TENSOR_OPS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("sm__ops_path_tensor_src_fp16.sum",),
+     ("sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum")),
+    (("sm__ops_path_tensor_src_bf16_dst_fp32.sum",),),
+    (("sm__ops_path_tensor_src_tf32_dst_fp32.sum",),),
+    (("sm__ops_path_tensor_src_fp64.sum",),),
+    (("sm__ops_path_tensor_src_fp8.sum",),),
+    (("sm__ops_path_tensor_src_int8.sum",),),
+    (("sm__ops_path_tensor_src_int4.sum",),),
+    (("sm__ops_path_tensor_src_int1.sum",),),
+)  # fmt: skip
+TENSOR_OPS_COUNTERS: tuple[str, ...] = tuple(name for group in TENSOR_OPS for names in group for name in names)
 # The metrics a profile asks for beyond its sections (ncu --metrics): bytes to and from DRAM, and what FLOPs are.
-EXTRA_METRICS: tuple[str, ...] = ("dram__bytes_read.sum", "dram__bytes_write.sum", *FLOP_COUNTERS, TENSOR_INSTRUCTIONS)
+EXTRA_METRICS: tuple[str, ...] = (
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    *FLOP_COUNTERS,
+    TENSOR_PIPE,
+    TENSOR_PIPE_HFMA2,
+    *TENSOR_KINDS,
+    *TENSOR_OPS_COUNTERS,
+)
 # The sections whose metrics the report reads.
 SECTIONS: tuple[str, ...] = ("SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats", "MemoryWorkloadAnalysis")
 
@@ -144,11 +183,38 @@ def _stalls(row: _Row) -> list[StallReason]:
     return [StallReason(name=n, cycles_per_issue=v, share=v / total) for n, v in found[:TOP_STALLS]] if total else []
 
 
-def _flops(row: _Row) -> int | None:
+def _cuda_core_flops(row: _Row) -> int | None:
     counts = [(row.number(name), weight) for name, weight in FLOP_COUNTERS.items() if name in row.values]
     if not counts or all(c is None for c, _ in counts):
         return None
     return round(sum((c or 0.0) * weight for c, weight in counts))
+
+
+def _tensor_flops(row: _Row) -> int | None:
+    """The tensor path's math ops; None where the page has none of its counters (an older ncu, another chip)."""
+    total: float | None = None
+    for group in TENSOR_OPS:
+        for names in group:
+            figures = [row.number(name) for name in names]
+            if any(f is not None for f in figures):
+                total = (total or 0.0) + sum(f or 0.0 for f in figures)
+                break
+    return None if total is None else round(total)
+
+
+def _tensor_instructions(row: _Row) -> int | None:
+    """Matrix instructions on the tensor pipe: its count less the HFMA2.MMA, where the page has that figure."""
+    pipe = row.number(TENSOR_PIPE)
+    if pipe is None:
+        return None
+    return max(0, round(pipe - (row.number(TENSOR_PIPE_HFMA2) or 0.0)))
+
+
+def _flops(row: _Row) -> tuple[int | None, int | None]:
+    """(every FLOP counted, those on the tensor cores): the CUDA cores' from the SASS counters plus the tensor
+    path's; None where the SASS counters were not collected."""
+    cuda_cores, tensor = _cuda_core_flops(row), _tensor_flops(row)
+    return (None if cuda_cores is None else cuda_cores + (tensor or 0)), tensor
 
 
 def _shared_memory(row: _Row) -> int | None:
@@ -162,6 +228,7 @@ def _shared_memory(row: _Row) -> int | None:
 def _launch(row: _Row) -> KernelProfile:
     signature = row.text("Kernel Name")
     theoretical = row.number("sm__maximum_warps_per_active_cycle_pct")
+    flops, tensor_flops = _flops(row)
     return KernelProfile(
         name=short_name(signature),
         signature=signature,
@@ -178,8 +245,9 @@ def _launch(row: _Row) -> KernelProfile:
         stalls=_stalls(row),
         dram_bytes_read=_integer(row.scaled("dram__bytes_read.sum", "byte")),
         dram_bytes_written=_integer(row.scaled("dram__bytes_write.sum", "byte")),
-        flops=_flops(row),
-        tensor_instructions=_integer(row.number(TENSOR_INSTRUCTIONS)),
+        flops=flops,
+        tensor_flops=tensor_flops,
+        tensor_instructions=_tensor_instructions(row),
     )
 
 
@@ -197,6 +265,7 @@ def _merge(launches: Sequence[KernelProfile]) -> KernelProfile:
                 "dram_bytes_read": _add(totals.dram_bytes_read, other.dram_bytes_read),
                 "dram_bytes_written": _add(totals.dram_bytes_written, other.dram_bytes_written),
                 "flops": _add(totals.flops, other.flops),
+                "tensor_flops": _add(totals.tensor_flops, other.tensor_flops),
                 "tensor_instructions": _add(totals.tensor_instructions, other.tensor_instructions),
             }
         )
@@ -207,6 +276,7 @@ def _merge(launches: Sequence[KernelProfile]) -> KernelProfile:
             "dram_bytes_read": totals.dram_bytes_read,
             "dram_bytes_written": totals.dram_bytes_written,
             "flops": totals.flops,
+            "tensor_flops": totals.tensor_flops,
             "tensor_instructions": totals.tensor_instructions,
         }
     )

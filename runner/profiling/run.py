@@ -56,7 +56,9 @@ def ncu_version() -> str:
 
 def _notes(kernels: list[KernelProfile], launches: int) -> list[str]:
     notes = ["Nsight Compute locks the clocks to base for its passes: durations read longer than the benchmark's."]
-    if any(k.tensor_instructions for k in kernels):
+    # Only where matrix instructions ran with no tensor op counted: a GPU, an ncu or a source type without the
+    # tensor path's ops counters that the profile asks for.
+    if any(k.tensor_instructions and not k.tensor_flops for k in kernels):
         notes.append(
             "Some kernels ran tensor-core instructions: the SASS counters see no FLOPs in those, so the counted "
             "FLOPs fall short of the work done."

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import JobRequest, SubmissionResult
+from runner.api import DType, JobRequest, SubmissionResult
 from runner.host.executor import default_executor
 from runner.host.job import run_job
 from runner.profiling.availability import jobs_run_as_root, profiling_support
@@ -19,17 +19,22 @@ from runner.profiling.availability import jobs_run_as_root, profiling_support
 pytestmark = pytest.mark.gpu
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+# The FP32 tiled matmul whose recorded report the CPU tests read (tests/fixtures/ncu/README.md).
+TILED = Path(__file__).resolve().parents[1] / "fixtures" / "ncu" / "matmul_tiled_fp32.cu"
 
 
-async def profile(slug: str, example: str, language: str) -> tuple[SubmissionResult, str | None]:
+async def profile(
+    slug: str, example: str, language: str, dtype: DType = "float32", source: Path | None = None
+) -> tuple[SubmissionResult, str | None]:
     executor = await default_executor(timeout_s=600)
     support = profiling_support(True, jobs_run_as_root(executor.sandbox.policy.uid_base))
     request = JobRequest(
-        submission_id=f"gpu-profile-{example}",
+        submission_id=f"gpu-profile-{example}-{dtype}",
         problem_slug=slug,
         language=language,
         file_name=example,
-        source=(EXAMPLES / example).read_text(),
+        source=(source or EXAMPLES / example).read_text(),
+        dtype=dtype,
         mode="profile",
         device_kind="gpu",
     )
@@ -67,3 +72,36 @@ async def test_the_triton_matmul_profiles_its_kernel_without_the_warm_ups_autotu
     assert result.status == "passed", result.error
     assert result.profile is not None and result.profile.kernels
     assert result.profile.kernel_count <= 3  # one call's kernels, not the autotuner's trials
+
+
+async def test_an_ffma_only_tiled_matmul_ran_nothing_on_the_tensor_cores() -> None:
+    result, refusal = await profile("matrix-multiplication", "matmul_tiled_fp32.cu", "cuda", source=TILED)
+    if refusal is not None:
+        assert result.error is not None and result.error.code == "profiler_unavailable"
+        return
+    assert result.status == "passed", result.error
+    assert result.profile is not None
+    (kernel,) = result.profile.kernels
+    assert kernel.name == "matmul_tiled"
+    # The compiler's HFMA2.MMA register moves issue on the tensor pipe; no matrix instruction or tensor op ran.
+    assert kernel.tensor_instructions == 0 and kernel.tensor_flops == 0
+    assert not any("tensor" in note for note in result.profile.notes)
+    assert kernel.flops is not None and 1.0 <= kernel.flops / result.profile.formula_flops < 1.05
+
+
+@pytest.mark.parametrize(
+    ("example", "language"), [("matmul_wmma.cu", "cuda"), ("matmul.py", "python")], ids=["wmma-hmma", "cublas"]
+)
+async def test_a_float16_gemm_on_the_tensor_cores_has_its_flops_counted(example: str, language: str) -> None:
+    result, refusal = await profile("matrix-multiplication", example, language, dtype="float16")
+    if refusal is not None:
+        assert result.error is not None and result.error.code == "profiler_unavailable"
+        return
+    assert result.status == "passed", result.error
+    report = result.profile
+    assert report is not None and report.kernels
+    tensor_flops = sum(k.tensor_flops or 0 for k in report.kernels)
+    assert sum(k.tensor_instructions or 0 for k in report.kernels) > 0
+    # Every multiply-add of the largest case, and no more than its tiles' zero padding could add.
+    assert 1.0 <= tensor_flops / report.formula_flops < 1.1
+    assert not any("fall short" in note for note in report.notes)

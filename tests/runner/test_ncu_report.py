@@ -1,12 +1,24 @@
-"""Reading Nsight Compute's raw page: a real report recorded on an H100 (tests/fixtures/ncu/README.md)."""
+"""Reading Nsight Compute's raw page: real reports recorded on an H100 (tests/fixtures/ncu/README.md)."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
 
-from runner.profiling.ncu_report import NcuReportError, parse_raw_page, short_name
+from core.profile_view import summary
+from runner.api import ProfileReport
+from runner.profiling.ncu_report import (
+    EXTRA_METRICS,
+    TENSOR_OPS_COUNTERS,
+    TENSOR_PIPE,
+    TENSOR_PIPE_HFMA2,
+    NcuReportError,
+    parse_raw_page,
+    read_rows,
+    short_name,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ncu"
 RAW = (FIXTURES / "matmul_naive_h100.raw.csv").read_text(encoding="utf-8")
@@ -99,3 +111,140 @@ def test_output_without_a_raw_page_is_an_error() -> None:
 )
 def test_kernel_names_lose_their_parameter_list(signature: str, name: str) -> None:
     assert short_name(signature) == name
+
+
+# Three reports recorded on an H100 by tests/fixtures/ncu/record.py, the runner's own ncu command on case 3
+# (m = n = k = 4096) of matrix-multiplication: an FP32 tiled kernel on the CUDA cores (FFMA only), a WMMA kernel
+# (HMMA.16816) and cuBLAS through torch.matmul (HGMMA, Hopper's warpgroup MMA), both in float16.
+TILED = (FIXTURES / "matmul_tiled_fp32_h100.raw.csv").read_text(encoding="utf-8")
+WMMA = (FIXTURES / "matmul_wmma_fp16_h100.raw.csv").read_text(encoding="utf-8")
+CUBLAS = (FIXTURES / "matmul_torch_fp16_h100.raw.csv").read_text(encoding="utf-8")
+FORMULA = 2 * 4096**3
+
+
+def _figure(page: str, metric: str) -> float:
+    (row,) = read_rows(page)
+    value = row.number(metric)
+    assert value is not None, metric
+    return value
+
+
+def test_an_ffma_only_kernel_ran_no_tensor_core_math_though_the_tensor_pipe_counted_its_register_moves() -> None:
+    (kernel,) = parse_raw_page(TILED)
+    assert kernel.name == "matmul_tiled"
+    # The counter the report used to read: nonzero, and every one of them an HFMA2.MMA (the compiler's way of
+    # zeroing a register: `HFMA2.MMA R19, -RZ, RZ, 0, 0` in the recorded SASS), no matrix instruction.
+    pipe = _figure(TILED, "sm__inst_executed_pipe_tensor.sum")
+    assert pipe == 68_157_440
+    assert _figure(TILED, "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum") == pipe
+    assert _figure(TILED, "sm__inst_executed_pipe_tensor_op_hmma.sum") == pipe  # the HMMA counter counts them too
+    assert "HFMA2.MMA R19, -RZ, RZ, 0, 0" in (FIXTURES / "matmul_tiled_fp32_h100.sass").read_text(encoding="utf-8")
+    assert "HMMA" not in (FIXTURES / "matmul_tiled_fp32_h100.sass").read_text(encoding="utf-8")
+    assert kernel.tensor_instructions == 0
+    assert kernel.tensor_flops == 0
+
+
+def test_an_ffma_only_kernels_flops_are_the_formulas_and_its_register_moves_as_half_fmas() -> None:
+    (kernel,) = parse_raw_page(TILED)
+    ffma = _figure(TILED, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+    hfma = _figure(TILED, "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum")
+    assert 2 * ffma == FORMULA  # one FFMA per multiply-add of C = A·B
+    # The SASS counters take each HFMA2.MMA move for a half FMA, 32 threads a warp instruction: 3 % over the formula.
+    assert hfma == 32 * _figure(TILED, "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum")
+    assert kernel.flops == FORMULA + 2 * hfma
+    assert kernel.flops is not None and 1.0 < kernel.flops / FORMULA < 1.04
+
+
+@pytest.mark.parametrize(
+    ("page", "name", "instructions"),
+    [
+        (WMMA, "matmul_wmma", 33_554_432),  # 4096³ multiply-adds, 2048 in each HMMA.16816 (16·8·16)
+        (CUBLAS, "nvjet_sm90_hsh_256x128_64x4_1x2_h_bz_coopA_NNT", 2_097_152),  # warp instructions of HGMMA
+    ],
+)
+def test_a_tensor_core_gemms_flops_are_counted_from_the_tensor_path(page: str, name: str, instructions: int) -> None:
+    (kernel,) = parse_raw_page(page)
+    assert kernel.name == name
+    assert kernel.tensor_flops == FORMULA  # every multiply-add of the 4096³ GEMM, two ops each
+    assert kernel.flops == FORMULA  # nothing on the CUDA cores' FP counters: all of it is the tensor cores'
+    assert kernel.tensor_instructions == instructions
+    assert kernel.tensor_instructions == _figure(page, "sm__inst_executed_pipe_tensor.sum")
+
+
+def test_hoppers_warpgroup_mma_is_seen_by_the_gmma_counter_and_wmma_by_hmma_alone() -> None:
+    assert _figure(CUBLAS, "sm__inst_executed_pipe_tensor_op_gmma.sum") == 2_097_152
+    assert _figure(WMMA, "sm__inst_executed_pipe_tensor_op_gmma.sum") == 0
+    assert _figure(WMMA, "sm__inst_executed_pipe_tensor_op_hmma.sum") == 33_554_432
+    assert "HMMA.16816.F32" in (FIXTURES / "matmul_wmma_fp16_h100.sass").read_text(encoding="utf-8")
+
+
+def test_launches_of_a_tensor_core_kernel_sum_their_tensor_flops() -> None:
+    lines = WMMA.splitlines()
+    kernels = parse_raw_page("\n".join([*lines, lines[-1].replace('"0"', '"1"', 1)]) + "\n")
+    (kernel,) = kernels
+    assert kernel.launches == 2
+    assert kernel.tensor_flops == 2 * FORMULA and kernel.flops == 2 * FORMULA
+    assert kernel.tensor_instructions == 2 * 33_554_432
+
+
+def test_a_page_without_the_tensor_paths_counters_knows_instructions_but_not_their_flops() -> None:
+    # The naive matmul's page was recorded before the profile asked for the tensor path's ops counters.
+    (kernel,) = parse_raw_page(RAW)
+    assert kernel.tensor_flops is None and kernel.tensor_instructions == 0
+
+
+def _without(page: str, metric: str) -> str:
+    """`page` as a GPU without `metric` would print it: the figure reads "n/a"."""
+    lines = page.splitlines()
+    header = next(csv.reader([next(line for line in lines if line.startswith('"ID"'))]))
+    row = next(csv.reader([lines[-1]]))
+    row[header.index(metric)] = "n/a"
+    return "\n".join([*lines[:-1], ",".join(f'"{cell}"' for cell in row)]) + "\n"
+
+
+def test_matrix_instructions_whose_ops_no_counter_saw_are_said_to_be_missing_from_the_flops() -> None:
+    page = _without(WMMA, "sm__ops_path_tensor_src_fp16.sum")
+    (kernel,) = parse_raw_page(page)
+    # Hopper has no top-level fp16_dst_fp32 counter (Ampere's name): nothing else counts the fp16 ops.
+    assert kernel.tensor_flops == 0 and kernel.flops == 0
+    assert kernel.tensor_instructions == 33_554_432
+    lines = _summary(page, 2)
+    assert lines["FLOP"] == "0 FLOP counted, formula 137.44 GFLOP (0.00×)"
+    assert lines["tensor cores"] == (
+        "33,554,432 tensor-core instructions ran: their FLOPs are not counted by the SASS counters, so the count "
+        "above is short of the work done"
+    )
+
+
+def test_every_tensor_counter_the_reader_uses_is_one_the_profile_asks_for() -> None:
+    for name in (TENSOR_PIPE, TENSOR_PIPE_HFMA2, *TENSOR_OPS_COUNTERS):
+        assert name in EXTRA_METRICS
+    assert "sm__inst_executed_pipe_tensor_op_gmma.sum" in EXTRA_METRICS
+    assert "sm__inst_executed_pipe_tensor_op_hmma.sum" in EXTRA_METRICS
+
+
+def _summary(page: str, dtype_bytes: int) -> dict[str, str]:
+    report = ProfileReport(
+        case_index=3,
+        case_name="m=4096,n=4096,k=4096",
+        kernels=parse_raw_page(page),
+        kernel_count=1,
+        formula_flops=FORMULA,
+        formula_bytes=3 * 4096 * 4096 * dtype_bytes,
+    )
+    return dict(summary(report).lines())
+
+
+def test_the_fp32_tiled_kernels_summary_has_no_tensor_note_and_its_flops_beside_the_formula() -> None:
+    lines = _summary(TILED, 4)
+    assert "tensor cores" not in lines
+    assert lines["FLOP"] == "141.80 GFLOP counted, formula 137.44 GFLOP (1.03×)"
+
+
+@pytest.mark.parametrize(("page", "instructions"), [(WMMA, "33,554,432"), (CUBLAS, "2,097,152")])
+def test_a_tensor_core_gemms_summary_says_so_and_counts_its_flops(page: str, instructions: str) -> None:
+    lines = _summary(page, 2)
+    assert lines["FLOP"] == "137.44 GFLOP counted, formula 137.44 GFLOP (1.00×)"
+    assert lines["tensor cores"] == (
+        f"137.44 GFLOP of the count above ran on the tensor cores ({instructions} matrix instructions)"
+    )

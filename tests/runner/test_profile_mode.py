@@ -88,13 +88,13 @@ def test_the_profiler_command_profiles_only_the_calls_range_with_every_section()
     assert child[-2:] == ["--case", "3"]
 
 
-def _collected(tmp_path: Path, code: str, message: str = "") -> Path:
+def _collected(tmp_path: Path, code: str, message: str = "", recording: str = "matmul_naive_h100") -> Path:
     out = tmp_path / "out"
     out.mkdir()
     (out / collect.STATUS).write_text(json.dumps({"code": code, "message": message}))
-    shutil.copy(FIXTURES / "matmul_naive_h100.raw.csv", out / collect.RAW_PAGE)
-    shutil.copy(FIXTURES / "matmul_naive_h100.details.txt", out / collect.DETAILS)
-    shutil.copy(FIXTURES / "matmul_naive_h100.ncu-rep", out / collect.REPORT)
+    shutil.copy(FIXTURES / f"{recording}.raw.csv", out / collect.RAW_PAGE)
+    shutil.copy(FIXTURES / f"{recording}.details.txt", out / collect.DETAILS)
+    shutil.copy(FIXTURES / f"{recording}.ncu-rep", out / collect.REPORT)
     return out
 
 
@@ -110,6 +110,45 @@ def test_the_collectors_files_become_the_report_with_its_artifacts(tmp_path: Pat
     details = base64.b64decode(report.artifacts[0].data_b64).decode()
     assert "matmul_kernel" in details
     assert any("base" in note for note in report.notes)
+
+
+def test_the_profiler_asks_for_the_counters_that_see_tensor_core_work_on_each_architecture() -> None:
+    command = collect.profile_command("/opt/ncu", "/usr/bin/python3", ["--case", "3"], Path("/out/profile"))
+    metrics = command[command.index("--metrics") + 1].split(",")
+    assert {
+        "sm__inst_executed_pipe_tensor.sum",
+        "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum",
+        "sm__inst_executed_pipe_tensor_op_hmma.sum",
+        "sm__inst_executed_pipe_tensor_op_gmma.sum",
+        "sm__ops_path_tensor_src_fp16.sum",
+        "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+        "sm__ops_path_tensor_src_fp16_dst_fp32.sum",
+    } <= set(metrics)
+    assert len(metrics) == len(set(metrics))
+
+
+@pytest.mark.parametrize(
+    ("recording", "tensor_flops"),
+    [("matmul_tiled_fp32_h100", 0), ("matmul_wmma_fp16_h100", 2 * 4096**3), ("matmul_torch_fp16_h100", 2 * 4096**3)],
+)
+def test_no_report_says_its_flops_fall_short_where_the_tensor_cores_work_was_counted(
+    tmp_path: Path, recording: str, tensor_flops: int
+) -> None:
+    report = read_collected(_collected(tmp_path, "ok", recording=recording), TARGET)
+    (kernel,) = report.kernels
+    assert kernel.tensor_flops == tensor_flops
+    assert not any("tensor" in note for note in report.notes), report.notes
+    assert report.measured_flops is not None and report.measured_flops >= report.formula_flops
+
+
+def test_matrix_instructions_without_counted_ops_are_noted_as_missing_from_the_flops(tmp_path: Path) -> None:
+    out = _collected(tmp_path, "ok", recording="matmul_wmma_fp16_h100")
+    page = (out / collect.RAW_PAGE).read_text(encoding="utf-8")
+    # Every tensor ops counter (the page prints counts with thousands separators) as a GPU without them reads it.
+    (out / collect.RAW_PAGE).write_text(page.replace('"137,438,953,472"', '"n/a"'), encoding="utf-8")
+    report = read_collected(out, TARGET)
+    assert report.kernels[0].tensor_instructions and not report.kernels[0].tensor_flops
+    assert any("tensor-core instructions" in note and "fall short" in note for note in report.notes)
 
 
 def test_the_collectors_refusal_is_the_users_profiler_unavailable(tmp_path: Path) -> None:
