@@ -8,12 +8,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import asyncpg
 
 from arena.render import table
+from core.contests.ratings import rate_pending
 from core.errors import MigrationError, StoreUnavailableError, UserFacingError
+from core.rating import METHOD as RATING_METHOD
 from core.settings import StoreSettings
 from core.store import jobs
 from core.store.embedded import EmbeddedPostgres
@@ -54,11 +57,17 @@ def with_connection(settings: StoreSettings, work: Callable[[asyncpg.Connection,
 def cmd_migrate(args: argparse.Namespace) -> int:
     async def work(conn: asyncpg.Connection, where: str) -> int:
         applied = await migrate(conn)
+        # A migration that changes the rating method leaves the contests unrated; their new ratings take
+        # arithmetic SQL has not got, so they are computed here, at once, rather than at the next freeze.
+        async with conn.transaction():
+            rerated = await rate_pending(conn, datetime.now(UTC))
         print(f"Store: {where}")
         for migration in applied:
             print(f"applied V{migration.version:03d} {migration.reason}")
         if not applied:
             print("The schema is up to date; nothing to apply.")
+        if rerated:
+            print(f"rated {len(rerated)} frozen contests, in the order they ended ({RATING_METHOD})")
         return 0
 
     return with_connection(StoreSettings(), work)

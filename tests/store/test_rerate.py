@@ -5,6 +5,9 @@ holds them; the rest of the migrations then run on the real embedded PostgreSQL.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -174,3 +177,26 @@ async def test_after_v008_rating_one_contest_first_rates_every_contest_before_it
         assert await rate_frozen_contest(pool, "week1", now=NOW) == []
     finally:
         await pool.close()
+
+
+async def test_arena_db_migrate_rates_the_contests_again_right_after_v008(empty_dsn: str):
+    conn = await asyncpg.connect(empty_dsn)
+    try:
+        await _store_rated_by_the_old_method(conn)
+    finally:
+        await conn.close()
+    env = {**os.environ, "DATABASE_URL": empty_dsn}
+    command = [sys.executable, "-m", "arena", "db", "migrate"]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert first.returncode == 0, first.stderr
+    assert "applied V008 rerate" in first.stdout
+    assert f"rated {len(CONTESTS)} frozen contests, in the order they ended ({METHOD})" in first.stdout
+    conn = await asyncpg.connect(empty_dsn)
+    try:
+        expected, _ = _expected()
+        stored = await _stored(conn)
+        assert {n: round(r["rd"], 6) for n, r in stored.items()} == {n: round(r.rd, 6) for n, r in expected.items()}
+    finally:
+        await conn.close()
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert again.returncode == 0 and "up to date" in again.stdout and "rated" not in again.stdout
