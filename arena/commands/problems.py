@@ -95,6 +95,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"Checked: {tolerance_summary(problem, dtype)}")
     metric = "GFLOPS" if problem.score_metric == "gflops" else "GB/s"
     print(f"Ranked by: geometric mean of {metric} over the GPU cases (higher is better)")
+    print(f"Time floor: {problem.time_floor.summary()}")
     for kind in ("gpu", "cpu"):
         cases = problem.generate_test_cases(dtype, kind)
         rows = [
