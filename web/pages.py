@@ -421,9 +421,12 @@ def player_page(card: RatingCard) -> str:
 def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: int = 50) -> str:
     """The global rating table, by the conservative rating."""
     intro = Html(
-        '<h1>Ratings</h1><p class="meta">Glicko-2 ratings from rated contests, ordered by the conservative rating '
-        "(rating − 2·RD, a value the player's strength is very likely above): a player climbs by winning and by "
-        "playing often enough for their RD to shrink. A newcomer starts at 1500 ± 350.</p>"
+        '<h1>Ratings</h1><p class="meta">Ratings use Elo-MMR (Ebtekar and Liu, 2021): each rated contest estimates '
+        "every entrant's performance from their place against everyone's rating, and counts it as one noisy "
+        "observation of their skill, while the RD (the rating's uncertainty, 350 for a newcomer) grows a little "
+        "with every rated contest a player sits out. The table is ordered by rating − 2·RD, a value the "
+        "player's skill is very likely above, so a player climbs by placing well and by playing often enough for "
+        "their RD to shrink.</p>"
     )
     if not lines:
         return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
