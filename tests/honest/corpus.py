@@ -76,7 +76,7 @@ PATTERNS: tuple[tuple[str, str, tuple[Device, ...], str], ...] = (
     ("cu_softmax_row_blocks.cu", "softmax", GPU, "a host loop of launches over blocks of slices"),
     ("cu_cublas_sgemm.cu", "matrix-multiplication", GPU, "an .so that calls cuBLAS"),
     ("py_ntt_poly_multiply.py", "poly-multiply-ff", BOTH, "NTTs over three primes: less work than the FLOP formula"),
-    ("cu_ntt_poly_multiply.cu", "poly-multiply-ff", GPU, "NTTs in four launches, faster than the quadratic formula"),
+    ("cu_ntt_poly_multiply.cu", "poly-multiply-ff", GPU, "NTTs in four launches, shared-memory stages, Garner CRT"),
 )
 
 

@@ -11,7 +11,8 @@
 //   4. the inverse's outer stages for all three primes, the scale by 1/N, Garner's recombination, the output.
 // The forward transform is decimation in frequency (natural order in, bit-reversed out), the inverse decimation
 // in time (bit-reversed in, natural out), so no reordering pass is needed. Residues stay in [0, q);
-// twiddles are kept in Montgomery form (w·2^32 mod q), so x·w mod q is one Montgomery product.
+// twiddles are kept in Montgomery form (w·2^32 mod q), so x·w mod q is one Montgomery product, and stored by
+// stage: the twiddles w_2h^j (j < h) of span h sit at [h, 2h), so the threads of a warp read consecutive words.
 //
 // The per-block work is written as host-and-device functions whose loops stride by (tid, threads) and whose
 // barriers vanish on the host: run with one thread, they compute the same thing sequentially, which is how
@@ -50,8 +51,8 @@ struct Plan {
     uint32_t tiles;       // N / T inner blocks per transform
 };
 
-// Twiddles per table: N/2, at least one (N = 1 has none to use, but keeps the layout uniform).
-__host__ __device__ inline uint32_t table_half(const Plan& p) { return p.log_n > 0 ? 1u << (p.log_n - 1) : 1u; }
+// Twiddles per table: N (entry 0 unused; spans 1 .. N/2 fill [1, N)).
+__host__ __device__ inline uint32_t table_size(const Plan& p) { return 1u << p.log_n; }
 
 inline Plan plan_for(size_t n) {
     size_t length = 2 * n - 1;
@@ -97,15 +98,14 @@ struct Consts {
     uint32_t scale[kPrimes];  // N^-1 · R² mod q: undoes the product's R^-1 and divides by N in one step
 };
 
-// Device (or host) tables: for each prime, N/2 forward twiddles then N/2 inverse ones, w^e·R mod q.
-__host__ __device__ inline const uint32_t* twiddles(const uint32_t* tables, uint32_t half, int prime, int inverse) {
-    return tables + ((size_t)prime * 2 + inverse) * half;
+// Device (or host) tables: for each prime a forward table then an inverse one, each by stage (see above).
+__host__ __device__ inline const uint32_t* twiddles(const uint32_t* tables, uint32_t size, int prime, int inverse) {
+    return tables + ((size_t)prime * 2 + inverse) * size;
 }
 
 // -- the per-block work -------------------------------------------------------------------------------------
 // Outer stages address point i = c + T·r (column c, row r); a block holds C consecutive columns, all R rows, at
-// s[r·C + cc]. A butterfly of span h ≥ T pairs rows r and r + h/T; its twiddle is w_2h^j with j = i mod h, i.e.
-// w_N^(j·N/2h) from the table.
+// s[r·C + cc]. A butterfly of span h ≥ T pairs rows r and r + h/T; its twiddle is w_2h^j with j = i mod h.
 
 __host__ __device__ inline void outer_dif(uint32_t* s, const Plan& p, uint32_t c0, const uint32_t* tw, Mod m,
                                           int tid, int threads) {
@@ -115,7 +115,7 @@ __host__ __device__ inline void outer_dif(uint32_t* s, const Plan& p, uint32_t c
             uint32_t cc = k % p.cols, kb = k / p.cols;
             uint32_t r = (kb / hr) * 2 * hr + kb % hr;
             uint32_t j = c0 + cc + tile * (r % hr);
-            uint32_t w = tw[(size_t)j * (p.rows / (2 * hr))];
+            uint32_t w = tw[hr * tile + j];
             uint32_t* lo = s + r * p.cols + cc;
             uint32_t* hi = lo + hr * p.cols;
             uint32_t u = *lo, v = *hi;
@@ -134,7 +134,7 @@ __host__ __device__ inline void outer_dit(uint32_t* s, const Plan& p, uint32_t c
             uint32_t cc = k % p.cols, kb = k / p.cols;
             uint32_t r = (kb / hr) * 2 * hr + kb % hr;
             uint32_t j = c0 + cc + tile * (r % hr);
-            uint32_t w = itw[(size_t)j * (p.rows / (2 * hr))];
+            uint32_t w = itw[hr * tile + j];
             uint32_t* lo = s + r * p.cols + cc;
             uint32_t* hi = lo + hr * p.cols;
             uint32_t u = *lo, v = mont_mul(*hi, w, m);
@@ -146,14 +146,14 @@ __host__ __device__ inline void outer_dit(uint32_t* s, const Plan& p, uint32_t c
 }
 
 // Inner stages address point i = T·b + o within tile b, at s[o]; a span h < T pairs o and o + h, twiddle
-// w_N^((o mod h)·N/2h).
+// w_2h^(o mod h).
 __host__ __device__ inline void inner_dif(uint32_t* s, const Plan& p, const uint32_t* tw, Mod m, int tid,
                                           int threads) {
-    const uint32_t tile = 1u << p.tile_log, n_half = (1u << p.log_n) / 2;
+    const uint32_t tile = 1u << p.tile_log;
     for (uint32_t h = tile / 2; h >= 1; h /= 2) {
         for (uint32_t k = tid; k < tile / 2; k += threads) {
             uint32_t o = (k / h) * 2 * h + k % h;
-            uint32_t w = tw[(size_t)(k % h) * (n_half / h)];
+            uint32_t w = tw[h + k % h];
             uint32_t u = s[o], v = s[o + h];
             s[o] = add_mod(u, v, m.q);
             s[o + h] = mont_mul(sub_mod(u, v, m.q), w, m);
@@ -164,11 +164,11 @@ __host__ __device__ inline void inner_dif(uint32_t* s, const Plan& p, const uint
 
 __host__ __device__ inline void inner_dit(uint32_t* s, const Plan& p, const uint32_t* itw, Mod m, int tid,
                                           int threads) {
-    const uint32_t tile = 1u << p.tile_log, n_half = (1u << p.log_n) / 2;
+    const uint32_t tile = 1u << p.tile_log;
     for (uint32_t h = 1; h < tile; h *= 2) {
         for (uint32_t k = tid; k < tile / 2; k += threads) {
             uint32_t o = (k / h) * 2 * h + k % h;
-            uint32_t w = itw[(size_t)(k % h) * (n_half / h)];
+            uint32_t w = itw[h + k % h];
             uint32_t u = s[o], v = mont_mul(s[o + h], w, m);
             s[o] = add_mod(u, v, m.q);
             s[o + h] = sub_mod(u, v, m.q);
@@ -188,7 +188,7 @@ __host__ __device__ inline void forward_outer_block(const uint32_t* input, size_
         s[e] = i < n ? input[i] % m.q : 0u;
     }
     NTT_BARRIER();
-    outer_dif(s, p, c0, twiddles(tables, table_half(p), prime, 0), m, tid, threads);
+    outer_dif(s, p, c0, twiddles(tables, table_size(p), prime, 0), m, tid, threads);
     uint32_t* out = work + (((size_t)which * kPrimes + prime) << p.log_n);
     for (uint32_t e = tid; e < points; e += threads) out[c0 + e % p.cols + (size_t)tile * (e / p.cols)] = s[e];
 }
@@ -201,7 +201,7 @@ __host__ __device__ inline void forward_inner_block(uint32_t* work, const uint32
     uint32_t* x = work + (((size_t)which * kPrimes + prime) << p.log_n) + (size_t)tile_index * tile;
     for (uint32_t e = tid; e < tile; e += threads) s[e] = x[e];
     NTT_BARRIER();
-    inner_dif(s, p, twiddles(tables, table_half(p), prime, 0), k.mod[prime], tid, threads);
+    inner_dif(s, p, twiddles(tables, table_size(p), prime, 0), k.mod[prime], tid, threads);
     for (uint32_t e = tid; e < tile; e += threads) x[e] = s[e];
 }
 
@@ -215,7 +215,7 @@ __host__ __device__ inline void inverse_inner_block(uint32_t* work, const uint32
     const uint32_t* b = work + ((size_t)(kPrimes + prime) << p.log_n) + (size_t)tile_index * tile;
     for (uint32_t e = tid; e < tile; e += threads) s[e] = mont_mul(a[e], b[e], m);
     NTT_BARRIER();
-    inner_dit(s, p, twiddles(tables, table_half(p), prime, 1), m, tid, threads);
+    inner_dit(s, p, twiddles(tables, table_size(p), prime, 1), m, tid, threads);
     for (uint32_t e = tid; e < tile; e += threads) a[e] = s[e];
 }
 
@@ -242,7 +242,7 @@ __host__ __device__ inline void inverse_outer_block(const uint32_t* work, uint32
         const uint32_t* x = work + ((size_t)prime << p.log_n);
         for (uint32_t e = tid; e < points; e += threads) sp[e] = x[c0 + e % p.cols + (size_t)tile * (e / p.cols)];
         NTT_BARRIER();
-        outer_dit(sp, p, c0, twiddles(tables, table_half(p), prime, 1), k.mod[prime], tid, threads);
+        outer_dit(sp, p, c0, twiddles(tables, table_size(p), prime, 1), k.mod[prime], tid, threads);
         for (uint32_t e = tid; e < points; e += threads) sp[e] = mont_mul(sp[e], k.scale[prime], k.mod[prime]);
         NTT_BARRIER();
     }
@@ -279,18 +279,21 @@ inline Consts consts_for(const Plan& p) {
     return k;
 }
 
-// For each prime, N/2 forward then N/2 inverse twiddles w^e·R mod q (w a primitive N-th root of unity).
+// For each prime a forward and an inverse table of N entries: w_2h^j·R mod q at [h + j] for each span h < N,
+// j < h, where w_2h = w^(N/2h) and w is a primitive N-th root of unity (its inverse for the inverse table).
 inline std::vector<uint32_t> tables_for(const Plan& p) {
-    const uint32_t half = table_half(p);
-    std::vector<uint32_t> t((size_t)kPrimes * 2 * half);
+    const uint32_t size = table_size(p);
+    std::vector<uint32_t> t((size_t)kPrimes * 2 * size, 0u);
     for (int i = 0; i < kPrimes; ++i) {
         uint64_t q = kQ[i], r = (1ull << 32) % q;
         uint64_t w = pow_mod(kGenerator, (q - 1) >> p.log_n, q);
         uint64_t roots[2] = {w, pow_mod(w, q - 2, q)};
         for (int inverse = 0; inverse < 2; ++inverse) {
-            uint32_t* row = t.data() + ((size_t)i * 2 + inverse) * half;
-            uint64_t x = 1;
-            for (uint32_t e = 0; e < half; ++e, x = x * roots[inverse] % q) row[e] = (uint32_t)(x * r % q);
+            uint32_t* table = t.data() + ((size_t)i * 2 + inverse) * size;
+            for (uint32_t h = 1; h < size; h *= 2) {
+                uint64_t step = pow_mod(roots[inverse], size / (2 * h), q), x = 1;
+                for (uint32_t j = 0; j < h; ++j, x = x * step % q) table[h + j] = (uint32_t)(x * r % q);
+            }
         }
     }
     return t;
