@@ -46,7 +46,7 @@ class ContestCog(commands.Cog):
         views = await contest_views.list_contests(self.bot.pool)
         await self._pages(interaction, contest_list_pages(views, utcnow()))
 
-    @app_commands.command(name="rating", description="A contest rating (Glicko-2) and its history")
+    @app_commands.command(name="rating", description="A contest rating (Elo-MMR) and its history")
     @app_commands.describe(user="whose rating (default: yours)")
     async def rating(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
         who = user or interaction.user
