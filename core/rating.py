@@ -37,6 +37,9 @@ exponentials overflowed with large improvements, behind a cap of 0.15) is gone. 
 meaning Glicko-2's step 6 gives it: the skill's drift per period on the Glicko-2 scale (γ / 173.7178), the same
 for every player under this method.
 
+The work is O(N²) per contest (every entrant's performance sums over every entrant): on a 2-core machine 0.1 s
+for 100 entrants, 0.7 s for 300 and 5.5 s for 1000.
+
 Callers pass only frozen results (the final standings once the contest has ended); nothing here reads live
 scores. Nothing here touches the database or Discord either: the store keeps the ratings, and the contest code
 decides when to call `rate_contest` and, for the rated players who sat the contest out, `age`.
