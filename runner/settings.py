@@ -30,8 +30,54 @@ DEFAULT_PASSTHROUGH = (
     "OMP_NUM_THREADS",
     "TZ",
 )
-# The sandbox's default memory limit: half of the host's memory, at most this much (each slot has its own).
+# The sandbox's default memory limit: what the host can give (its memory, or the runner's own cgroup limit where
+# that is lower) less a quarter for the daemon, the judges and the processes started ahead, shared among the
+# slots; at most this much per job.
 DEFAULT_MAX_MEMORY_CAP_MB = 32 * 1024
+MIN_MAX_MEMORY_MB = 256
+
+
+def host_memory_mb() -> int | None:
+    """What this host can give the runner, in MiB: its memory, or the runner's own cgroup limit where lower (a
+    systemd MemoryMax, a pod's memory limit). None where neither can be read."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        total = None
+    for limit in _cgroup_limits():
+        total = limit if total is None else min(total, limit)
+    return None if total is None else total >> 20
+
+
+def _cgroup_limits() -> list[int]:
+    """The memory limits of this process's cgroup and its ancestors (v2 memory.max, v1 memory.limit_in_bytes)."""
+    limits: list[int] = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return limits
+    for line in lines:
+        number, controllers, path = line.split(":", 2)
+        if number == "0" and controllers == "":
+            base, name = Path("/sys/fs/cgroup"), "memory.max"
+            if not (base / "cgroup.controllers").exists():
+                base = base / "unified"
+        elif "memory" in controllers.split(","):
+            base, name = Path("/sys/fs/cgroup/memory"), "memory.limit_in_bytes"
+        else:
+            continue
+        directory = base / path.lstrip("/")
+        while True:  # a limit above us binds as much as our own
+            try:
+                text = (directory / name).read_text().strip()
+            except OSError:
+                text = ""
+            if text.isdigit() and int(text) < 1 << 60:  # v1 writes "unlimited" as a huge number
+                limits.append(int(text))
+            if directory == base or base not in directory.parents:
+                break
+            directory = directory.parent
+    return limits
 
 
 def _no_key_password() -> str:
@@ -104,8 +150,14 @@ class RunnerSettings(BaseSettings):
     max_memory_mb: int | None = Field(
         None,
         ge=0,
-        description="host memory (anonymous RSS) of a job's solution process tree, past which it is killed with "
-        "the verdict memory_limit; 0: no limit; default: half of the host's memory, at most 32 GiB",
+        description="host memory of a job's solution process tree (anonymous and shared memory: memfds, SysV and "
+        "POSIX shared memory, tmpfs files), past which it is killed with the verdict memory_limit; 0: no limit; "
+        "default: three quarters of what the host can give, shared among the slots, at most 32 GiB per job",
+    )
+    memory_cgroup: str = Field(
+        "auto",
+        description="where jobs' memory cgroups are made: auto (under the runner's own delegated cgroup, where "
+        "there is one), off (count from /proc), or a cgroup directory",
     )
     extra_binds: list[str] = Field(
         default_factory=list,
@@ -162,15 +214,15 @@ class RunnerSettings(BaseSettings):
         """Every accepted request signature, kept so that a restart cannot be used to replay one."""
         return self.state_dir / "auth" / "accepted-signatures"
 
-    def resolved_max_memory_mb(self) -> int:
-        """The memory limit per job in MiB (0: none)."""
+    def resolved_max_memory_mb(self, slots: int = 1) -> int:
+        """The memory limit per job in MiB (0: none). By default the `slots` jobs that run at once together
+        commit at most three quarters of what the host can give (`host_memory_mb`)."""
         if self.max_memory_mb is not None:
             return self.max_memory_mb
-        try:
-            total_mb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
-        except (OSError, ValueError):
+        host_mb = host_memory_mb()
+        if host_mb is None:
             return DEFAULT_MAX_MEMORY_CAP_MB
-        return max(min(total_mb // 2, DEFAULT_MAX_MEMORY_CAP_MB), 256)
+        return max(min(host_mb * 3 // 4 // max(slots, 1), DEFAULT_MAX_MEMORY_CAP_MB), MIN_MAX_MEMORY_MB)
 
     def resolved_cache_dir(self) -> Path:
         return self.cache_dir if self.cache_dir is not None else self.state_dir / "nvcc-cache"

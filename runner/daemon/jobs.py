@@ -147,7 +147,7 @@ class JobManager:
         settings = self.settings
         self.gpus = await asyncio.to_thread(query_gpus) if settings.device != "cpu" else []
         self.slots = plan_slots(settings.device, self.gpus, settings.gpus)
-        self.executor = await Executor.from_settings(settings)
+        self.executor = await Executor.from_settings(settings, slots=len(self.slots))
         log.info("runner %s: %d slot(s): %s", settings.name, len(self.slots), ", ".join(s.name for s in self.slots))
         self._tasks = [asyncio.create_task(self._slot_loop(slot), name=f"slot-{slot.index}") for slot in self.slots]
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="retention"))

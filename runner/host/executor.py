@@ -13,12 +13,13 @@ import socket
 import sys
 import uuid
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from runner.api import JobRequest
 from runner.daemon.devices import Slot
 from runner.host.compile import DEFAULT_CACHE_MAX_BYTES
+from runner.host.memory_cgroup import find_job_cgroups
 from runner.host.process import SandboxedProcess
 from runner.host.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command
 from runner.settings import RunnerSettings
@@ -179,13 +180,25 @@ class Executor:
         return self.memory_limit_mb << 20
 
     @classmethod
-    async def from_settings(cls, settings: RunnerSettings) -> Executor:
-        """Probe the sandbox, and clean the job directories that processes which died left in the state dir."""
+    async def from_settings(cls, settings: RunnerSettings, slots: int = 1) -> Executor:
+        """Probe the sandbox and the memory cgroups, and clean the job directories that processes which died
+        left in the state dir. `slots`: how many jobs run at once, which the default memory limit shares."""
         policy = await asyncio.to_thread(SandboxPolicy.from_settings, settings)
         await asyncio.to_thread(_make_private_dirs, settings.state_dir, settings.resolved_cache_dir())
         lease = await asyncio.to_thread(JobsLease.take, settings.state_dir / "jobs")
+        memory_mb = settings.resolved_max_memory_mb(slots)
         try:
             sandbox = await open_sandbox(policy, lease.folder, required=settings.require_namespaces)
+            if memory_mb > 0:
+                cgroups = await asyncio.to_thread(find_job_cgroups, settings.memory_cgroup)
+                if cgroups is not None:
+                    await asyncio.to_thread(cgroups.remove_stale)
+                    sandbox = replace(sandbox, cgroups=cgroups)
+                log.info(
+                    "memory limit per job: %d MiB, counted %s",
+                    memory_mb,
+                    f"by cgroup v{cgroups.version} under {cgroups.parent}" if cgroups else "from /proc",
+                )
         except BaseException:
             lease.release()
             raise
@@ -197,7 +210,7 @@ class Executor:
             settings.output_limit_bytes,
             settings.max_file_mb,
             settings.cache_max_mb * 1024 * 1024,
-            settings.resolved_max_memory_mb(),
+            memory_mb,
             lease,
         )
 

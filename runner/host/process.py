@@ -6,9 +6,13 @@ on the results pipe that does not parse is a protocol error rather than a crash 
 it kills its whole process group (and, with a pid namespace, everything it started).
 
 The memory limit is watched from outside: RLIMIT_AS would break CUDA, which reserves address ranges far larger
-than the memory it uses. Every `MEMORY_POLL_S` the runner adds up the anonymous and shared-memory resident
-pages of the process and all its descendants (with a pid namespace nothing it starts can leave that tree),
-and kills the whole group past the limit.
+than the memory it uses. Every `MEMORY_POLL_S` the runner counts what the process tree holds, and kills the
+whole group past the limit. Where the host delegates a cgroup, the tree runs in a memory cgroup of its own
+(`runner/host/memory_cgroup.py`): its anonymous and shared-memory pages are the count, and the kernel enforces
+a ceiling a little above the limit. Otherwise the count is the anonymous and shared-memory resident pages of
+the process and all its descendants (with a pid namespace nothing it starts can leave that tree), plus the
+shared memory they hold without mapping it: memfds, the job's tmpfs files, its SysV segments
+(`runner/host/held_memory.py`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ import contextlib
 import logging
 import os
 import signal
+import socket
 import time
 from collections.abc import Callable, Sequence
 
-from runner.host.sandbox import JobDir, Sandbox, SandboxLevel
+from runner.host.held_memory import JOB_TMPFS, held_objects, mapped_object_bytes
+from runner.host.memory_cgroup import CgroupError, JobCgroup, ceiling_bytes
+from runner.host.sandbox import JobDir, MemoryBounds, Sandbox, SandboxLevel
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +63,98 @@ class _Capture:
         return text
 
 
+class _MemoryCount:
+    """How one process tree's memory is counted: by its cgroup, or from /proc (its pages, and the shared memory
+    it holds without mapping it)."""
+
+    def __init__(
+        self, cgroup: JobCgroup | None, sysv_channel: socket.socket | None, tmpfs_paths: tuple[str, ...]
+    ) -> None:
+        self.cgroup = cgroup
+        self.tmpfs_paths = tmpfs_paths
+        self._sysv_channel = sysv_channel
+        self._sysv_fd: int | None = None
+
+    @property
+    def exact(self) -> bool:
+        """Whether `quick` already counts each page once (a cgroup's count does)."""
+        return self.cgroup is not None
+
+    def quick(self, pid: int) -> int:
+        if self.cgroup is not None:
+            return self.cgroup.held_bytes()
+        return job_memory(pid, tmpfs_paths=self.tmpfs_paths, sysv_fd=self._sysv())
+
+    def confirmed(self, pid: int) -> int:
+        if self.cgroup is not None:
+            return self.cgroup.held_bytes()
+        return job_memory(pid, proportional=True, tmpfs_paths=self.tmpfs_paths, sysv_fd=self._sysv())
+
+    def over_ceiling(self) -> bool:
+        """Whether the kernel killed a process of the tree at the cgroup's ceiling."""
+        return self.cgroup is not None and self.cgroup.oom_kills() > 0
+
+    def kill_all(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+    def _sysv(self) -> int | None:
+        """The listing of the job's SysV segments, once the sandbox's init has sent it."""
+        if self._sysv_fd is None and self._sysv_channel is not None:
+            try:
+                _, fds, _, _ = socket.recv_fds(self._sysv_channel, 16, 1)
+            except (BlockingIOError, InterruptedError):
+                return None
+            except OSError:
+                fds = []
+            self._sysv_channel.close()
+            self._sysv_channel = None
+            self._sysv_fd = fds[0] if fds else None
+        return self._sysv_fd
+
+    async def close(self) -> None:
+        """Release the listing (it keeps the job's IPC namespace, and its segments, alive) and the cgroup."""
+        if self._sysv_channel is not None:
+            self._sysv_channel.close()
+            self._sysv_channel = None
+        if self._sysv_fd is not None:
+            os.close(self._sysv_fd)
+            self._sysv_fd = None
+        if self.cgroup is not None:
+            cgroup, self.cgroup = self.cgroup, None
+            await asyncio.to_thread(cgroup.remove)
+
+
+async def _memory_count(
+    sandbox: Sandbox, job: JobDir, limit: int
+) -> tuple[_MemoryCount | None, MemoryBounds, list[int]]:
+    """How a process tree with the memory limit `limit` is bounded and counted, and the descriptors that only the
+    child needs (the caller closes them once it is spawned)."""
+    if limit <= 0:
+        return None, MemoryBounds(), []
+    full = sandbox.level is SandboxLevel.FULL
+    shm_limit = limit if full else None
+    if sandbox.cgroups is not None:
+        try:
+            cgroup = await asyncio.to_thread(sandbox.cgroups.create, limit)
+        except CgroupError as exc:
+            log.warning("counting this job's memory from /proc instead: %s", exc)
+        else:
+            try:
+                procs_fd = cgroup.open_procs()
+            except OSError:
+                await asyncio.to_thread(cgroup.remove)
+                raise
+            return _MemoryCount(cgroup, None, ()), MemoryBounds(procs_fd, shm_limit), [procs_fd]
+    if not full:
+        return _MemoryCount(None, None, ()), MemoryBounds(), []
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    child_fd = theirs.detach()
+    tmpfs = (*JOB_TMPFS, str(job.scratch))
+    return _MemoryCount(None, ours, tmpfs), MemoryBounds(None, shm_limit, child_fd), [child_fd]
+
+
 class SandboxedProcess:
     """A started sandboxed process with an optional results pipe. Use `async with` so it is always killed."""
 
@@ -66,6 +165,7 @@ class SandboxedProcess:
         limit: int,
         memory_limit: int = 0,
         own_pid_namespace: bool = False,
+        memory: _MemoryCount | None = None,
     ) -> None:
         self.proc = proc
         self.pipe = pipe
@@ -75,8 +175,18 @@ class SandboxedProcess:
         assert proc.stdout is not None
         self._output_task = asyncio.create_task(self._capture.drain(proc.stdout))
         self.memory_limit = memory_limit
-        self.memory_exceeded: int | None = None  # the bytes seen when the limit stopped it
-        self._memory_task = asyncio.create_task(self._watch_memory()) if memory_limit > 0 else None
+        self._memory = memory
+        self._memory_exceeded: int | None = None  # the bytes seen when the limit stopped it
+        self._killed = False  # the runner stopped it (a deadline, the memory limit, the end of the job)
+        self._memory_task = asyncio.create_task(self._watch_memory()) if memory is not None else None
+
+    @property
+    def memory_exceeded(self) -> int | None:
+        """The bytes the tree held when the memory limit stopped it (the kernel's ceiling, where the kernel
+        stopped it first); None while it has not been stopped for memory."""
+        if self._memory_exceeded is None and self._memory is not None and self._memory.over_ceiling():
+            self._memory_exceeded = ceiling_bytes(self.memory_limit)
+        return self._memory_exceeded
 
     @classmethod
     async def start(
@@ -96,47 +206,57 @@ class SandboxedProcess:
         `extra_fds` are passed through as well (the caller closes its copies). With `memory_limit` (bytes), the
         process tree is killed when its memory passes it, and `memory_exceeded` says so."""
         own_ns = sandbox.level is SandboxLevel.FULL
-        if not with_pipe:
-            proc = await sandbox.spawn(
-                job, argv_for_fd(None), slot_env=slot_env, writable_out=writable_out, pass_fds=extra_fds
-            )
-            return cls(proc, None, output_limit, memory_limit, own_ns)
-        read_fd, write_fd = os.pipe()
+        memory, bounds, child_fds = await _memory_count(sandbox, job, memory_limit)
+        read_fd = write_fd = None
         try:
+            if with_pipe:
+                read_fd, write_fd = os.pipe()
             proc = await sandbox.spawn(
                 job,
                 argv_for_fd(write_fd),
                 slot_env=slot_env,
                 writable_out=writable_out,
-                pass_fds=(write_fd, *extra_fds),
+                pass_fds=extra_fds if write_fd is None else (write_fd, *extra_fds),
+                memory=bounds,
             )
         except BaseException:
-            os.close(read_fd)
+            if read_fd is not None:
+                os.close(read_fd)
+            if memory is not None:
+                await memory.close()
             raise
         finally:
-            os.close(write_fd)
+            for fd in (*child_fds, *(() if write_fd is None else (write_fd,))):
+                os.close(fd)
+        if read_fd is None:
+            return cls(proc, None, output_limit, memory_limit, own_ns, memory)
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=MAX_EVENT_LINE_BYTES)
         transport, _ = await loop.connect_read_pipe(
             lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
         )
-        started = cls(proc, reader, output_limit, memory_limit, own_ns)
+        started = cls(proc, reader, output_limit, memory_limit, own_ns, memory)
         started._transport = transport
         return started
 
     async def _watch_memory(self) -> None:
+        memory = self._memory
+        assert memory is not None
         confirm_after = 0.0
         while self.proc.returncode is None:
-            used = tree_memory(self.proc.pid)
-            if used > self.memory_limit and time.monotonic() >= confirm_after:
+            used = memory.quick(self.proc.pid)
+            if used > self.memory_limit and not memory.exact and time.monotonic() >= confirm_after:
                 # Resident counts take a page shared by forked processes once per process (a fork bomb of a
-                # process that imported torch "uses" terabytes): before a kill, count each page once.
-                used = tree_memory(self.proc.pid, proportional=True)
+                # process that imported torch "uses" terabytes), and a mapped memfd both as pages and as a
+                # file: before a kill, count each page once.
+                used = memory.confirmed(self.proc.pid)
                 confirm_after = time.monotonic() + MEMORY_CONFIRM_S
-            else:
+            elif not memory.exact:
                 used = 0
+            if memory.over_ceiling():
+                used = max(used, ceiling_bytes(self.memory_limit))
             if used > self.memory_limit:
-                self.memory_exceeded = used  # before the kill: whoever sees the process die can read why
+                self._memory_exceeded = used  # before the kill: whoever sees the process die can read why
                 log.info(
                     "pid %d used %.2f GiB, over its %.2f GiB limit: killed",
                     self.proc.pid,
@@ -152,6 +272,9 @@ class SandboxedProcess:
         rest, and `unshare` exits once the last of them is gone (a fork bomb's tasks no longer count against the
         slot uid's RLIMIT_NPROC when the next job starts, and no orphaned init is left for a parent that may never
         reap it). Otherwise, and before `unshare` has made its child, to the whole process group."""
+        self._killed = True
+        if self._memory is not None:
+            self._memory.kill_all()
         inits = _children(fresh=True).get(self.proc.pid, []) if self.own_pid_namespace else []
         for pid in inits:
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -199,6 +322,9 @@ class SandboxedProcess:
         if self._transport is not None:
             self._transport.close()
             self._transport = None
+        if self._memory is not None:
+            _ = self.memory_exceeded  # read while the cgroup that may tell it still exists
+            await self._memory.close()
 
     async def output(self) -> str:
         """stdout and stderr together, truncated. Waits briefly: a stray process may still hold the pipe."""
@@ -206,7 +332,10 @@ class SandboxedProcess:
             await asyncio.wait_for(asyncio.shield(self._output_task), OUTPUT_GRACE_S)
         if not self._output_task.done():
             self._output_task.cancel()
-        return self._capture.text()
+        text = self._capture.text()
+        if self._killed and self.own_pid_namespace:
+            text = without_unshare_noise(text)
+        return text
 
 
 _children_cache: tuple[float, dict[int, list[int]]] = (0.0, {})
@@ -261,18 +390,52 @@ def _resident_private(pid: int, proportional: bool = False) -> int:
     return 0 if status is None else status.get(b"RssAnon", 0) + status.get(b"RssShmem", 0)
 
 
-def tree_memory(root: int, *, proportional: bool = False) -> int:
-    """The memory (`_resident_private`) of `root` and all its descendants, in bytes."""
+def _tree(root: int) -> list[tuple[int, int]]:
+    """`root` and all its descendants, each with its depth below `root`."""
     children = _children()
-    total, stack, seen = 0, [root], set()
+    found: list[tuple[int, int]] = []
+    stack, seen = [(root, 0)], set()
     while stack:
-        pid = stack.pop()
+        pid, depth = stack.pop()
         if pid in seen:
             continue
         seen.add(pid)
-        total += _resident_private(pid, proportional)
-        stack.extend(children.get(pid, ()))
+        found.append((pid, depth))
+        stack.extend((child, depth + 1) for child in children.get(pid, ()))
+    return found
+
+
+def tree_memory(root: int, *, proportional: bool = False) -> int:
+    """The memory (`_resident_private`) of `root` and all its descendants, in bytes."""
+    return sum(_resident_private(pid, proportional) for pid, _ in _tree(root))
+
+
+def job_memory(
+    root: int, *, proportional: bool = False, tmpfs_paths: Sequence[str] = (), sysv_fd: int | None = None
+) -> int:
+    """`tree_memory` plus the shared memory the tree holds without mapping it (`held_memory.held_objects`):
+    its memfds, the used blocks of its tmpfs mounts `tmpfs_paths` and the SysV segments `sysv_fd` lists.
+    `proportional` counts each page once; the quick count takes a mapped memfd twice, as pages and as a file.
+    In the full sandbox the job's own root is seen from depth 2 on: below `unshare`, and below the init."""
+    tree = _tree(root)
+    pids = [pid for pid, _ in tree]
+    held = held_objects(pids, [pid for pid, depth in tree if depth >= 2], tmpfs_paths, sysv_fd)
+    total = sum(_resident_private(pid, proportional) for pid in pids) + held.bytes
+    if proportional:
+        total -= sum(mapped_object_bytes(pid, held) for pid in pids)
     return total
+
+
+# What util-linux's `unshare --fork` (2.38) writes when its child, the sandbox's init, dies of SIGKILL: it tries to
+# end itself with the same signal, and SIGKILL cannot be unblocked. The runner's own kill causes it, so it is
+# the runner's noise, not the submission's output.
+UNSHARE_KILLED_NOISE = "unshare: sigprocmask unblock failed"
+
+
+def without_unshare_noise(text: str) -> str:
+    """The output without the line `unshare` writes when the runner has killed the sandbox's init."""
+    lines = text.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith(UNSHARE_KILLED_NOISE))
 
 
 MEMORY_ADVICE = "Keep host allocations smaller: free buffers you no longer need and avoid large host-side copies."
@@ -280,7 +443,8 @@ MEMORY_ADVICE = "Keep host allocations smaller: free buffers you no longer need 
 
 def describe_memory_limit(limit: int, subject: str = "The solution", advice: str = MEMORY_ADVICE) -> str:
     """The message of the `memory_limit` verdict."""
-    used = f"{subject} used more than {limit / _GIB:.1f} GiB of host memory"
+    amount = f"{limit / _GIB:.1f} GiB" if limit >= _GIB else f"{limit >> 20} MiB"
+    used = f"{subject} used more than {amount} of host memory"
     return f"{used} and was stopped (the runner's limit per job). {advice}"
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from runner.host.memory_cgroup import JobCgroups, join_self
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
@@ -361,12 +362,42 @@ def _die_with_parent() -> None:
     _LIBC.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
 
 
+def _before_exec(die_with_parent: bool, cgroup_procs_fd: int | None) -> Callable[[], None] | None:
+    """What the forked child runs before exec: the parent-death prctl where setpriv cannot, joining the job's
+    cgroup where it has one."""
+    if not die_with_parent and cgroup_procs_fd is None:
+        return None
+
+    def before_exec() -> None:
+        if die_with_parent:
+            _die_with_parent()
+        if cgroup_procs_fd is not None:
+            join_self(cgroup_procs_fd)
+
+    return before_exec
+
+
+@dataclass(frozen=True)
+class MemoryBounds:
+    """What bounds one process tree's memory beyond the runner's watch of its pages.
+
+    `cgroup_procs_fd`: the job cgroup's `cgroup.procs`, joined before exec. Without a cgroup, in the full
+    sandbox: `shm_limit_bytes` caps SysV shared memory in the job's own IPC namespace (kernel.shmmax and
+    shmall), and the init sends /proc/sysvipc/shm, opened in that namespace, over `sysv_report_fd`.
+    """
+
+    cgroup_procs_fd: int | None = None
+    shm_limit_bytes: int | None = None
+    sysv_report_fd: int | None = None
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """Starts sandboxed processes with one policy at one isolation level."""
 
     policy: SandboxPolicy
     level: SandboxLevel
+    cgroups: JobCgroups | None = None  # where jobs' memory cgroups go; None: the watch counts from /proc
 
     def uid_for(self, slot_index: int) -> int | None:
         return None if self.policy.uid_base is None else self.policy.uid_base + slot_index
@@ -402,8 +433,11 @@ class Sandbox:
         env.update(slot_env)
         return env
 
-    def spec(self, job: JobDir, env: Mapping[str, str], *, writable_out: bool) -> dict[str, object]:
+    def spec(
+        self, job: JobDir, env: Mapping[str, str], *, writable_out: bool, memory: MemoryBounds | None = None
+    ) -> dict[str, object]:
         """The JSON handed to sandbox_init.py."""
+        memory = memory or MemoryBounds()
         home_dirs = ("HOME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "TRITON_CACHE_DIR")
         etc = {f"/etc/{name}": str(job.etc / name) for name in ("passwd", "group", "hosts", "hostname")}
         return {
@@ -423,10 +457,20 @@ class Sandbox:
             "rlimits": dict(self.policy.rlimits),
             "cwd": str(job.scratch),
             "env": dict(env),
+            "shm_limit_bytes": memory.shm_limit_bytes,
+            "sysv_report_fd": memory.sysv_report_fd,
         }
 
-    def command(self, job: JobDir, argv: Sequence[str], env: Mapping[str, str], *, writable_out: bool) -> list[str]:
-        spec = json.dumps(self.spec(job, env, writable_out=writable_out))
+    def command(
+        self,
+        job: JobDir,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        *,
+        writable_out: bool,
+        memory: MemoryBounds | None = None,
+    ) -> list[str]:
+        spec = json.dumps(self.spec(job, env, writable_out=writable_out, memory=memory))
         init = [self.policy.python, "-I", str(INIT_SCRIPT), spec, "--", *argv]
         if self.level is not SandboxLevel.NONE:
             assert self.policy.unshare is not None
@@ -443,21 +487,25 @@ class Sandbox:
         slot_env: Mapping[str, str],
         writable_out: bool = False,
         pass_fds: Sequence[int] = (),
+        memory: MemoryBounds | None = None,
     ) -> asyncio.subprocess.Process:
         """Start `argv` in the sandbox: its own session, stdout and stderr merged into one pipe.
 
         The process starts as the daemon's own user (so it can reach an interpreter under a private home);
         the sandbox's init drops to the job's uid once the job's filesystem is built. It is forked by the event
         loop's thread: the parent-death signal fires when that thread ends, and it lives as long as the owner.
+        With `memory.cgroup_procs_fd` it joins that cgroup before it execs, so all it starts is counted there.
         """
-        cmd = self.command(job, argv, self.environment(job, slot_env), writable_out=writable_out)
-        preexec: Callable[[], None] | None = _die_with_parent if self.policy.setpriv is None else None
+        memory = memory or MemoryBounds()
+        cmd = self.command(job, argv, self.environment(job, slot_env), writable_out=writable_out, memory=memory)
+        preexec = _before_exec(self.policy.setpriv is None, memory.cgroup_procs_fd)
+        extra = () if memory.sysv_report_fd is None else (memory.sysv_report_fd,)
         return await asyncio.create_subprocess_exec(
             *cmd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
-            pass_fds=tuple(pass_fds),
+            pass_fds=(*pass_fds, *extra),
             cwd="/",
             env=_SPAWN_ENV,
             start_new_session=True,

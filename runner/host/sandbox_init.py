@@ -34,6 +34,7 @@ import platform
 import resource
 import select
 import signal
+import socket
 import sys
 from typing import Any
 
@@ -249,6 +250,36 @@ def build_root(spec: dict[str, Any]) -> None:
         _mount_setattr(writable, 0, MOUNT_ATTR_RDONLY, recursive=False)
 
 
+def bound_shared_memory(spec: dict[str, Any]) -> None:
+    """In the job's own IPC namespace, before privilege goes: cap its SysV shared memory at the job's limit
+    (kernel.shm* are per namespace), and hand the runner /proc/sysvipc/shm opened here, so that the runner can
+    count segments no process maps. An older kernel may refuse the sysctls inside a user namespace: the
+    runner's count still stops the job, so that is no reason to fail it."""
+    limit: int | None = spec.get("shm_limit_bytes")
+    if limit:
+        pages = -(-limit // os.sysconf("SC_PAGE_SIZE"))
+        for name, value in (("shmmax", limit), ("shmall", pages)):
+            try:
+                _write(f"/proc/sys/kernel/{name}", f"{value}\n")
+            except OSError:
+                pass
+    report: int | None = spec.get("sysv_report_fd")
+    if report is None:
+        return
+    channel = socket.socket(fileno=report)
+    try:
+        listing = os.open("/proc/sysvipc/shm", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        listing = -1  # a kernel without SysV IPC: nothing to count
+    try:
+        if listing >= 0:
+            socket.send_fds(channel, [b"sysv"], [listing])
+    finally:
+        if listing >= 0:
+            os.close(listing)
+        channel.close()  # before the job's command starts: it must not reach the runner's end
+
+
 def drop_to_job_user(uid: int) -> None:
     """Step 3 as real root: the job's own uid and group, no supplementary groups; capabilities go with uid 0."""
     os.setgroups([])
@@ -317,6 +348,7 @@ def run_as_init(command: list[str], env: dict[str, str]) -> int:
 
 def run(spec: dict[str, Any], command: list[str]) -> int:
     if spec["isolate_fs"]:
+        bound_shared_memory(spec)
         build_root(spec)
     # Limits first: a user namespace records its creator's limits as the ceiling for everything inside.
     set_limits(spec["rlimits"])
