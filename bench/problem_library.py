@@ -5,8 +5,8 @@ honest Python solution passes; with a rough rate per case.
 
 The .cu files are compiled in parallel, then one worker process runs the problems in turn; a kernel that
 corrupts the CUDA context ends its worker, and a fresh one carries on with the next problem. Rates are the
-median of 20 calls timed with CUDA events around the bare call (`problems.selfcheck`): a table's figure, not the
-judge's measurement.
+median of 20 calls timed with CUDA events around the bare call (`tests/problems/selfcheck.py`): a table's
+figure, not the judge's measurement.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def compile_all(slugs: list[str], build: Path) -> dict[str, dict[str, str]]:
     import torch
 
     from problems.registry import get_problem
-    from problems.selfcheck import solution_path
     from runner.host.compile import compile_cuda, cuda_arch
+    from tests.problems.selfcheck import solution_path
 
     arch = cuda_arch(torch.cuda.get_device_capability())
 
@@ -55,7 +55,7 @@ def compile_all(slugs: list[str], build: Path) -> dict[str, dict[str, str]]:
 
 def check_problem(slug: str, libraries: dict[str, str]) -> dict[str, Any]:
     from problems.registry import get_problem
-    from problems.selfcheck import check_solution, cuda_call, python_call, solution_path
+    from tests.problems.selfcheck import check_solution, cuda_call, python_call, solution_path
 
     problem = get_problem(slug)
     dtype = problem.dtypes[0]

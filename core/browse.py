@@ -25,6 +25,7 @@ from core.store.problems import ProblemVersion
 from core.submissions import MODES, get_submission
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
 from runner.api import SubmissionResult
+from runner.names import SUBMISSION_STATUSES
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +193,7 @@ async def submission_detail(
         raise SubmissionNotFoundError(f"You have no submission #{submission_id}; `/me` lists yours.")
     source = await submissions.get_source(pool, sub.source_sha256) or ""
     result = None
-    if sub.status in ("passed", "failed", "error"):
+    if sub.status in SUBMISSION_STATUSES:  # a run ended: its result is stored
         result = await load_result(pool, sub)
     return SubmissionDetail(sub, owner.display_name, source, result)
 

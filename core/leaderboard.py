@@ -13,9 +13,8 @@ from core.store import leaderboard, submissions, users
 from core.store.leaderboard import ANY_LANGUAGE, BoardKey, BoardRow, BoardSummary
 from core.store.pool import Conn
 from core.store.problems import ProblemVersion
+from runner.names import LANGUAGES, METHODS
 
-LANGUAGES = ("cuda", "python", "triton")
-METHODS = ("arena", "seed", "cpu")
 MAX_PAGE = 100
 
 

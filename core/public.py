@@ -35,6 +35,7 @@ from core.store.contests import ContestProblem
 from core.store.leaderboard import ANY_LANGUAGE, BoardSummary
 from core.store.pool import Conn
 from runner.api import SubmissionResult
+from runner.names import SUBMISSION_STATUSES
 
 # A page number past this is refused: ranks are read by a scan down the board, and no board is that long.
 MAX_PAGE_NUMBER = 1000
@@ -168,7 +169,7 @@ async def public_submission(pool: asyncpg.Pool, submission_id: int, *, now: date
     owner = await users.get_user(pool, sub.user_id)
     problem = await problems.get_problem_by_id(pool, sub.problem_id, sub.problem_version)
     assert owner is not None and problem is not None, "a submission's user and problem version always exist"
-    result = await load_result(pool, sub) if sub.status in ("passed", "failed", "error") else None
+    result = await load_result(pool, sub) if sub.status in SUBMISSION_STATUSES else None
     source = await submissions.get_source(pool, sub.source_sha256) if await code_is_public(pool, sub, now) else None
     return PublicSubmission(sub, owner.display_name, problem.title, result, source)
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runner.api import CaseTiming, SubmissionResult
+from runner.names import Method
 
 CASE_HEADERS = ("case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV")
 
-METHOD_LABELS = {
+# One per timing method (tests/test_names.py checks that none is missing).
+METHOD_LABELS: dict[Method, str] = {
     "arena": "median of the `arena` method: cold L2, launch latency hidden",
     "seed": "mean of the seed's CUDA-event loop",
     "cpu": "median of a monotonic clock on the CPU",

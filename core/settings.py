@@ -13,6 +13,8 @@ from pathlib import Path
 from pydantic import AliasChoices, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from runner.names import MODES  # every submission mode has a rate-limit bucket of its own
+
 
 def default_data_dir() -> Path:
     """Where the embedded PostgreSQL keeps its data: the user's data directory (XDG), under kernel-arena/pg.
@@ -67,10 +69,6 @@ class DispatchSettings(BaseSettings):
     runner_outage_s: float = Field(
         900.0, gt=0, description="a job waits this long for an unreachable runner of its GPU type, then fails"
     )
-
-
-MODES = ("test", "benchmark", "ranked", "profile")
-"""Every submission mode; each has a rate-limit bucket of its own."""
 
 
 class RateLimitSettings(BaseSettings):

@@ -22,10 +22,10 @@ from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn
 from core.uploads import Upload, check_upload
 from problems.registry import canonical_slug
+from runner.names import DTYPES
 
 log = logging.getLogger(__name__)
 
-DTYPES = ("float32", "float16", "bfloat16")
 _GPU_TYPE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 # The store's column is a 4-byte integer. The real range depends on the problem and the device (a module stored
 # in the database has cases only a runner can generate), so the runner checks that.

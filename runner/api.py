@@ -11,12 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DType = Literal["float32", "float16", "bfloat16"]
-Language = Literal["cuda", "python", "triton"]
-Mode = Literal["test", "benchmark", "ranked", "profile"]
-Method = Literal["arena", "seed", "cpu"]
-ScoreMetric = Literal["gflops", "gbps"]
-SubmissionStatus = Literal["passed", "failed", "error"]
+# The names every layer shares are listed once, in runner.names; the models here use them and re-export them.
+from runner.names import DType, Language, Method, Mode, ScoreMetric, SubmissionStatus
+
 EventType = Literal["accepted", "compiling", "compiled", "test_case", "benchmark_case", "done"]
 ErrorCode = Literal[
     "bad_request",

@@ -5,15 +5,38 @@
 - The front ends reach runners through the backends in `runner/clients/`, never through the runner's processes.
 - The web leaderboard is a front end of its own: it needs neither discord.py (the bot) nor torch (the problems'
   modules), so its host installs `kernel-arena[web]` only.
+- `problems/` is the bottom of the tree: the runner and the core import it, and it imports nothing of theirs.
+- The names every layer shares (dtypes, languages, modes, timing methods, score metrics, statuses) are listed
+  once, in `runner.names`, which imports nothing of the project. No other module spells one of those lists out;
+  `problems/`, which may not import the runner, keeps its own lists, checked equal to the one list.
 """
 
 from __future__ import annotations
 
+import ast
+from typing import get_args
+
 import pytest
 
-from tests.import_graph import direct_imports, import_closure, modules_under
+from problems.base import DTYPES as PROBLEM_DTYPES
+from problems.base import ScoreMetric as ProblemScoreMetric
+from problems.starter import STARTER_LANGUAGES
+from runner import names
+from tests.import_graph import PROJECT_PACKAGES, direct_imports, import_closure, module_file, modules_under
 
-RUNNER_CONTRACT = {"runner", "runner.api", "runner.client"}
+RUNNER_CONTRACT = {"runner", "runner.api", "runner.client", "runner.names"}
+# The one list of each kind of name, by its name in runner.names.
+NAME_LISTS: dict[str, tuple[str, ...]] = {
+    "DTYPES": names.DTYPES,
+    "LANGUAGES": names.LANGUAGES,
+    "LANGUAGE_FILTERS": names.LANGUAGE_FILTERS,
+    "MODES": names.MODES,
+    "METHODS": names.METHODS,
+    "GPU_METHODS": names.GPU_METHODS,
+    "SCORE_METRICS": names.SCORE_METRICS,
+    "SUBMISSION_STATUSES": names.SUBMISSION_STATUSES,
+    "STORED_STATUSES": names.STORED_STATUSES,
+}
 FRONT_ENDS = ("bot", "arena", "web")
 
 
@@ -34,7 +57,72 @@ def test_the_walk_sees_runner_internals_where_they_are_imported() -> None:
 
 
 def test_the_runner_client_interface_imports_only_the_wire_models() -> None:
-    assert _runner_modules(import_closure("runner.client")) == {"runner", "runner.api", "runner.client"}
+    assert _runner_modules(import_closure("runner.client")) == {"runner", "runner.api", "runner.client", "runner.names"}
+
+
+@pytest.mark.parametrize("module", modules_under("problems"))
+def test_problems_import_nothing_of_the_runner_or_the_service(module: str) -> None:
+    reached = import_closure(module)
+    assert not {m for m in reached if m.split(".")[0] != "problems"}, module
+
+
+def test_the_walk_sees_an_import_of_the_runner_from_problems() -> None:
+    # The check above could fail: the runner's judge imports problems, so the walk crosses packages where it should.
+    assert "problems.verification" in import_closure("runner.judge.evaluate")
+
+
+def test_the_names_import_nothing_of_the_project() -> None:
+    assert import_closure("runner.names") == {"runner", "runner.names"}
+
+
+def _spelled_out_lists(module: str) -> list[tuple[int, str]]:
+    """Where `module` spells out one of the name lists: a tuple, list or set of string constants, or a Literal,
+    equal as a set to a list of runner.names (its line and the list's name). A mapping from each name to its
+    text is no copy of the list, and is not counted."""
+    path = module_file(module)
+    assert path is not None, module
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            items = node.elts
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        else:
+            continue
+        if len(items) < 2 or not all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+            continue
+        spelled = {i.value for i in items if isinstance(i, ast.Constant)}
+        found += [(node.lineno, name) for name, listed in NAME_LISTS.items() if spelled == set(listed)]
+    return found
+
+
+# problems/ may not import the runner: the problems' own lists are checked equal to the one list below.
+_NAME_SCAN = [m for package in PROJECT_PACKAGES if package != "problems" for m in modules_under(package)]
+
+
+@pytest.mark.parametrize("module", [m for m in _NAME_SCAN if m != "runner.names"])
+def test_the_name_lists_are_spelled_out_only_in_runner_names(module: str) -> None:
+    copies = _spelled_out_lists(module)
+    assert not copies, f"{module} spells out {copies} (line, list): import the list from runner.names instead"
+
+
+def test_the_scan_finds_the_lists_where_they_are_spelled_out() -> None:
+    found = {name for _, name in _spelled_out_lists("runner.names")}
+    assert found >= {"DTYPES", "LANGUAGES", "MODES", "METHODS", "SCORE_METRICS", "SUBMISSION_STATUSES"}
+
+
+def test_the_problems_lists_equal_the_one_list() -> None:
+    assert PROBLEM_DTYPES == names.DTYPES
+    assert STARTER_LANGUAGES == names.LANGUAGES
+    assert get_args(ProblemScoreMetric) == names.SCORE_METRICS
+
+
+def test_each_method_and_mode_has_its_text() -> None:
+    from bot.cogs._common import MODE_DESCRIPTIONS
+    from core.result_view import METHOD_LABELS
+
+    assert tuple(METHOD_LABELS) == names.METHODS
+    assert tuple(MODE_DESCRIPTIONS) == names.MODES
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)

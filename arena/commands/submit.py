@@ -19,6 +19,7 @@ from core.uploads import check_upload
 from problems.base import DTYPES, Problem
 from problems.catalog import data_types
 from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
+from runner.names import GPU_METHODS, MODES
 
 if TYPE_CHECKING:
     from core.local_submit import LocalRun
@@ -297,7 +298,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument(
         "--mode",
-        choices=["test", "benchmark", "ranked", "profile"],
+        choices=MODES,
         default="benchmark",
         help="test: verify only; benchmark: verify and time; ranked: also enter the local leaderboard; profile: "
         "verify, then run one case once under Nsight Compute (never ranked)",
@@ -321,7 +322,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--method",
-        choices=["arena", "seed"],
+        choices=GPU_METHODS,
         default="arena",
         help="GPU timing method: arena (cold L2, hidden launch latency; default) or the seed's loop (CPU runs use "
         "a monotonic clock either way)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -17,11 +17,14 @@ from core.members import actor, external_id
 from core.moderation import Actor
 from core.service import check_attachment
 
+# The cogs' option types, from the one list of names (re-exported: `X as X`).
+from runner.names import DType as DType
+from runner.names import Language, Mode
+from runner.names import LanguageFilter as LanguageFilter
+
 if TYPE_CHECKING:
     from bot.client import ArenaBot
 
-DType = Literal["float32", "float16", "bfloat16"]
-Mode = Literal["test", "benchmark", "ranked", "profile"]
 # Each mode is offered with what it does: one parameter's description holds only 100 characters, too few for all.
 MODE_DESCRIPTIONS: dict[Mode, str] = {
     "test": "verify only",
@@ -30,8 +33,8 @@ MODE_DESCRIPTIONS: dict[Mode, str] = {
     "profile": "verify, then one case once under Nsight Compute; never ranked",
 }
 MODE_CHOICES = [app_commands.Choice(name=f"{mode}: {text}", value=mode) for mode, text in MODE_DESCRIPTIONS.items()]
-LanguageFilter = Literal["any", "cuda", "python", "triton"]
-StarterLanguage = Literal["cuda", "python", "triton"]
+# Starter code exists for every language.
+StarterLanguage = Language
 READ_TIMEOUT_S = 15.0
 CHOICE_LIMIT = 100
 

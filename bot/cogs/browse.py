@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -25,13 +25,14 @@ from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, rend
 from bot.ui.views import Paginator
 from core import browse
 from core.errors import InvalidOptionError
+from runner.names import Method
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
 
 
-# The timing methods a board can be ranked by (`runner.api.Method`).
-TimingMethod = Literal["arena", "seed", "cpu"]
+# The timing methods a board can be ranked by.
+TimingMethod = Method
 
 
 class BrowseCog(commands.Cog):

@@ -17,7 +17,7 @@ import torch
 
 from problems.inputs import torch_dtype
 from problems.registry import builtin_aliases, builtin_problems, get_problem
-from problems.selfcheck import case_inputs, check_solution, cuda_call, python_call, solution_path
+from tests.problems.selfcheck import case_inputs, check_solution, cuda_call, python_call, solution_path
 
 if TYPE_CHECKING:
     # Imported for annotations only: pytest would try to collect a class named TestCase.

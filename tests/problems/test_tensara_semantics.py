@@ -114,7 +114,7 @@ def test_decode_attention_cache_rows_past_each_length_are_nan() -> None:
 
 
 def test_a_decode_kernel_that_reads_the_padding_fails() -> None:
-    from problems.selfcheck import SOLUTIONS_DIR, check_solution, python_call
+    from tests.problems.selfcheck import SOLUTIONS_DIR, check_solution, python_call
 
     problem = get_problem("decode-attention")
     reads_padding = python_call(SOLUTIONS_DIR / "attention" / "decode_attention_reads_padding.py")

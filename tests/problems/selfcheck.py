@@ -2,7 +2,8 @@
 
 This calls the solution in this process, with none of the judge's isolation or timing, so it is only for code
 the project itself wrote (the honest and broken solutions under `tests/problems/solutions`). Submissions go
-through the runner.
+through the runner. It lives beside those solutions, among the tests, since it loads CUDA libraries with the
+launcher's loader: `problems/` itself imports nothing of the runner.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from problems.base import DeviceKind, DType, Problem, TestCase
 from problems.verification import describe_mismatch, poison
+from runner.launcher.loader import load_cuda_solution
 
 if TYPE_CHECKING:
     import torch
 
-SOLUTIONS_DIR = Path(__file__).resolve().parent.parent / "tests" / "problems" / "solutions"
+SOLUTIONS_DIR = Path(__file__).resolve().parent / "solutions"
 SEED = 20261124
 
 
@@ -162,7 +164,5 @@ def python_call(path: Path) -> Callable[[list[Any]], object]:
 
 
 def cuda_call(library: Path, problem: Problem, dtype: DType) -> Callable[[list[Any]], object]:
-    from runner.launcher.loader import load_cuda_solution
-
     solution = load_cuda_solution(library, problem, dtype)
     return solution.call

@@ -1,0 +1,43 @@
+"""The names every layer agrees on, each listed once: dtypes, languages, modes, timing methods, score metrics and
+statuses.
+
+The Literal types are for pydantic (`runner.api` re-exports them) and for discord.py's choices; the tuples, read
+off the Literals, are for argparse, messages and membership checks. The store's CHECK constraints spell the same
+names in SQL: `tests/store/test_names_in_sql.py` parses the migrations and fails when the two disagree, so a new
+name is added here and in a migration together. `problems/` may not import the runner: its `DTYPES` and
+`STARTER_LANGUAGES` are checked against these lists instead (`tests/test_names.py`).
+
+Imports nothing of the project, so that the core, the front ends and every process of the runner may import it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# The element types a job, a board and a contest target name (a problem's real types may differ: its `dtypes` are
+# these keys).
+DType = Literal["float32", "float16", "bfloat16"]
+Language = Literal["cuda", "python", "triton"]
+# A board's language filter: every language, or one of them.
+LanguageFilter = Literal["any", Language]
+Mode = Literal["test", "benchmark", "ranked", "profile"]
+# How a case is timed: each method ranks on a board of its own.
+Method = Literal["arena", "seed", "cpu"]
+ScoreMetric = Literal["gflops", "gbps"]
+# A finished run's verdict.
+SubmissionStatus = Literal["passed", "failed", "error"]
+# A submission's status in the store: waiting, being run, or its latest run's verdict.
+StoredStatus = Literal["queued", "running", SubmissionStatus]
+
+DTYPES: tuple[DType, ...] = get_args(DType)
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+ANY_LANGUAGE: LanguageFilter = "any"
+LANGUAGE_FILTERS: tuple[LanguageFilter, ...] = get_args(LanguageFilter)
+MODES: tuple[Mode, ...] = get_args(Mode)
+METHODS: tuple[Method, ...] = get_args(Method)
+# A CPU runner times with a monotonic clock whatever the job asked for; a job asks for one of the others.
+CPU_METHOD: Method = "cpu"
+GPU_METHODS: tuple[Method, ...] = tuple(method for method in METHODS if method != CPU_METHOD)
+SCORE_METRICS: tuple[ScoreMetric, ...] = get_args(ScoreMetric)
+SUBMISSION_STATUSES: tuple[SubmissionStatus, ...] = get_args(SubmissionStatus)
+STORED_STATUSES: tuple[StoredStatus, ...] = get_args(StoredStatus)
