@@ -9,9 +9,9 @@ FLOPs come from two kinds of counter. The SASS counters see the CUDA cores' adds
 of a matrix instruction. The tensor path's ops counters (`sm__ops_path_tensor_src_*`) see each math op the tensor
 cores ran, two per multiply-add, for HMMA, IMMA, DMMA and Hopper's warpgroup GMMA alike: on an H100 they read exactly
 2·4096³ for a 4096³ fp16 GEMM, by WMMA (HMMA) or by cuBLAS (HGMMA), and zero for an FFMA-only kernel
-(tests/fixtures/ncu/README.md). Tensor-core instructions are the tensor pipe's less its HFMA2.MMA: on sm_80 and
-later the compiler sets registers with `HFMA2.MMA Rd, -RZ, RZ, 0, 0`, which issues on the tensor pipe without
-any matrix math, so `sm__inst_executed_pipe_tensor` (and `_op_hmma` with it) is never zero for a plain FP32 kernel.
+(tests/fixtures/ncu/README.md). Tensor-core instructions are the tensor pipe's less its HFMA2.MMA: the compiler
+sets registers with `HFMA2.MMA Rd, -RZ, RZ, 0, 0` (seen in sm_90 code), which issues on the tensor pipe without
+any matrix math, so `sm__inst_executed_pipe_tensor` (and `_op_hmma` with it) reads millions for a plain FP32 kernel.
 A metric the GPU does not have reads "n/a" on the page, so every architecture's names can be asked for at once.
 """
 
@@ -202,12 +202,17 @@ def _tensor_flops(row: _Row) -> int | None:
     return None if total is None else round(total)
 
 
-def _tensor_instructions(row: _Row) -> int | None:
-    """Matrix instructions on the tensor pipe: its count less the HFMA2.MMA, where the page has that figure."""
+def _tensor_instructions(row: _Row, tensor_flops: int | None) -> int | None:
+    """Matrix instructions on the tensor pipe: its count less the HFMA2.MMA. Where the page has no HFMA2.MMA figure,
+    the ops counters decide: no tensor op means the pipe ran register moves only, as every matrix instruction does
+    math; without those either, the pipe's count is all there is."""
     pipe = row.number(TENSOR_PIPE)
     if pipe is None:
         return None
-    return max(0, round(pipe - (row.number(TENSOR_PIPE_HFMA2) or 0.0)))
+    moves = row.number(TENSOR_PIPE_HFMA2)
+    if moves is not None:
+        return max(0, round(pipe - moves))
+    return 0 if tensor_flops == 0 else round(pipe)
 
 
 def _flops(row: _Row) -> tuple[int | None, int | None]:
@@ -247,7 +252,7 @@ def _launch(row: _Row) -> KernelProfile:
         dram_bytes_written=_integer(row.scaled("dram__bytes_write.sum", "byte")),
         flops=flops,
         tensor_flops=tensor_flops,
-        tensor_instructions=_tensor_instructions(row),
+        tensor_instructions=_tensor_instructions(row, tensor_flops),
     )
 
 

@@ -248,3 +248,12 @@ def test_a_tensor_core_gemms_summary_says_so_and_counts_its_flops(page: str, ins
     assert lines["tensor cores"] == (
         f"137.44 GFLOP of the count above ran on the tensor cores ({instructions} matrix instructions)"
     )
+
+
+def test_without_the_hfma2_counter_a_kernel_with_no_tensor_op_ran_no_matrix_instruction() -> None:
+    # A GPU without the HFMA2.MMA figure: the FP32 kernel's register moves must still not read as tensor-core work.
+    (kernel,) = parse_raw_page(_without(TILED, TENSOR_PIPE_HFMA2))
+    assert kernel.tensor_flops == 0 and kernel.tensor_instructions == 0
+    assert "tensor cores" not in _summary(_without(TILED, TENSOR_PIPE_HFMA2), 4)
+    (kernel,) = parse_raw_page(_without(WMMA, TENSOR_PIPE_HFMA2))
+    assert kernel.tensor_instructions == 33_554_432
