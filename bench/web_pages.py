@@ -47,7 +47,7 @@ from aiohttp.test_utils import TestServer
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.contests import ContestDraft, create_contest, freeze_if_due  # noqa: E402
+from core.contests import ContestDraft, GpuCatalog, create_contest, freeze_if_due  # noqa: E402
 from core.moderation import Actor  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.settings import StoreSettings  # noqa: E402
@@ -56,6 +56,7 @@ from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
+from runner.gpus import GPU_MODELS  # noqa: E402
 from web.app import create_app  # noqa: E402
 from web.settings import WebSettings  # noqa: E402
 
@@ -69,6 +70,7 @@ PAST_CONTESTS = 24
 LIVE_START = datetime(2026, 10, 1, tzinfo=UTC)
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 MODERATOR = Actor("bench:moderator", "bench moderator")
+GPUS = GpuCatalog.of(GPU_MODELS)
 
 
 @dataclass(frozen=True)
@@ -186,12 +188,12 @@ async def _contests(pool: asyncpg.Pool, out: list[str]) -> None:
         begins = TIMELINE_START + timedelta(days=7 * i)
         problems = tuple(busy[(i + k) % len(busy)] for k in range(3))
         draft = ContestDraft(f"week-{i + 1}", f"Week {i + 1}", begins, begins + timedelta(days=1), problems, targets)
-        await create_contest(pool, MODERATOR, draft, now=begins - timedelta(days=1))
+        await create_contest(pool, MODERATOR, draft, now=begins - timedelta(days=1), gpus=GPUS)
     created = time.perf_counter()
     report = await freeze_if_due(pool, NOW)
     frozen = time.perf_counter()
     live = ContestDraft("autumn-open", "Autumn open", LIVE_START, NOW + timedelta(days=60), tuple(busy[:3]), targets)
-    await create_contest(pool, MODERATOR, live, now=LIVE_START - timedelta(days=1))
+    await create_contest(pool, MODERATOR, live, now=LIVE_START - timedelta(days=1), gpus=GPUS)
     rated = await pool.fetchrow("SELECT count(*) AS n, min(rating) AS low, max(rating) AS high FROM ratings")
     sizes = [len(f.board.lines) for f in report.frozen]
     out.append(

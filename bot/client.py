@@ -30,12 +30,14 @@ from bot.freezer import ContestFreezer
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
+from core.contests import GpuCatalog
 from core.dispatch import Dispatcher, RunnerPool
 from core.problems import ProblemSpec, sync_problem
 from core.progress import ProgressHub
 from core.service import ArenaService
 from core.store.pool import open_store
 from problems.registry import builtin_problems
+from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,7 @@ class ArenaBot(commands.Bot):
             settings.contest_freeze_interval_s,
             self.announce,
             grace=timedelta(seconds=settings.contest_freeze_grace_s),
+            gpus=GpuCatalog.of(GPU_MODELS, runner_pool.gpu_types()),
         )
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:

@@ -1,10 +1,12 @@
-"""The contest clock: every `contest_freeze_interval_s`, freeze the contests that are due and announce them.
+"""The contest clock: every `contest_freeze_interval_s`, freeze the contests that are due and announce them, and
+warn about a contest that starts soon on a GPU type none of the bot's runners serves.
 
 `core.contests.freeze_if_due` does the work (it is safe to run from several processes: each contest freezes and
 is rated once). A contest that has ended but waits for its last jobs is announced once, and each frozen contest gets
 its podium, the rating changes and the code-reveal note in the announcement channel once: the store records each
 notice as claimed before it is posted (`core.contests.claim_announcements`), so a restarted bot, or a second one,
-neither repeats a notice nor loses the podium of a contest frozen just before a restart.
+neither repeats a notice nor loses the podium of a contest frozen just before a restart. The warning before a start
+(`core.contests.claim_start_warnings`, within `START_WARNING_LEAD` of it) is claimed the same way, and logged.
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import discord
 
-from bot.ui.contests import render_freeze_announcement, render_waiting_announcement
-from core.contests import FREEZE_GRACE, FreezeReport, claim_announcements, freeze_if_due
+from bot.ui.contests import render_freeze_announcement, render_start_warning, render_waiting_announcement
+from core.contests import (
+    FREEZE_GRACE,
+    FreezeReport,
+    GpuCatalog,
+    claim_announcements,
+    claim_start_warnings,
+    freeze_if_due,
+)
 from core.dispatch import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -41,8 +50,10 @@ class ContestFreezer:
         announce: Announce,
         clock: Clock = utcnow,
         grace: timedelta = FREEZE_GRACE,
+        gpus: GpuCatalog | None = None,
     ) -> None:
         self._pool = pool
+        self._gpus = gpus
         self._interval_s = interval_s
         self._grace = grace
         self._announce = announce
@@ -71,7 +82,8 @@ class ContestFreezer:
     async def tick(self) -> FreezeReport:
         """Freeze what is due now; announce each contest that starts to wait for its last jobs, and each podium, once
         (claimed in the store before posting: a notice whose post fails is not tried again, as it is a courtesy and
-        the board itself is already final)."""
+        the board itself is already final); and warn once about each contest starting soon on a GPU type no runner
+        serves."""
         now = self._clock()
         report = await freeze_if_due(self._pool, now, grace=self._grace)
         waiting, frozen = await claim_announcements(self._pool, report, now)
@@ -85,6 +97,15 @@ class ContestFreezer:
             await self._post(render_waiting_announcement(note), note.contest.slug, "its waiting note")
         for done in frozen:
             await self._post(render_freeze_announcement(done), done.contest.slug, "its announcement")
+        if self._gpus is not None:
+            for warning in await claim_start_warnings(self._pool, now, self._gpus):
+                log.warning(
+                    "contest %s starts at %s: %s",
+                    warning.view.contest.slug,
+                    warning.view.contest.starts_at.isoformat(),
+                    warning.text,
+                )
+                await self._post(render_start_warning(warning), warning.view.contest.slug, "its start warning")
         return report
 
     async def _post(self, embed: discord.Embed, slug: str, what: str) -> None:

@@ -2,12 +2,14 @@
 core as the bot's `/mod contest`, `/contest`, `/rating` and `/ratings` (docs/contests.md has the rules).
 
 Whoever runs the CLI owns its store, so its moderator commands act as the local user. `arena contest freeze`
-does what the bot's freezer does on a timer, for a store run without the bot.
+does what the bot's freezer does on a timer, for a store run without the bot. A contest's GPU types are checked
+against the GPU registry, and a warning (on stderr) names those this machine's runner does not serve.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
@@ -19,11 +21,13 @@ from core.contests import (
     ContestBoard,
     ContestDraft,
     ContestView,
+    GpuCatalog,
     cancel_contest,
     create_contest,
     edit_contest,
     freeze_if_due,
     invite,
+    unserved_warning,
 )
 from core.contests.input import parse_list, parse_targets, parse_when
 from core.contests.views import contest_page, list_contests, rating_card, rating_table
@@ -99,6 +103,24 @@ async def _problems(pool: asyncpg.Pool, typed: str) -> tuple[str, ...]:
     return slugs
 
 
+def _gpu_catalog() -> GpuCatalog:
+    """The registry's GPU types, and the one this machine's runner serves (what `arena submit` runs on here)."""
+    from runner.clients.local import detect_gpu_type
+    from runner.gpus import GPU_MODELS
+
+    return GpuCatalog.of(GPU_MODELS, [detect_gpu_type("auto")])
+
+
+def _warn_unserved(saved: ContestView, gpus: GpuCatalog) -> None:
+    warning = unserved_warning(saved, gpus)
+    if warning is not None:
+        print(
+            f"warning: {warning} (This command knows only this machine's runner; the bot warns again before the "
+            "start if none of its runners serves it.)",
+            file=sys.stderr,
+        )
+
+
 def _limit(args: argparse.Namespace) -> tuple[int, float] | None:
     if (args.ranked_burst is None) != (args.ranked_per_hour is None):
         raise UserFacingError("Give --ranked-burst and --ranked-per-hour together: they are one limit.")
@@ -116,19 +138,23 @@ async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
         visibility="invite_only" if args.invite_only else "public",
         ranked_limit=_limit(args),
     )
-    created = await create_contest(pool, _local(settings), draft, now=now)
+    gpus = _gpu_catalog()
+    created = await create_contest(pool, _local(settings), draft, now=now, gpus=gpus)
     print(f"created\n{_describe(created, now)}")
+    _warn_unserved(created, gpus)
     return 0
 
 
 async def _edit(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     if (args.gpus is None) != (args.dtypes is None):
         raise UserFacingError("Give --gpus and --dtypes together: every pair of them is one target.")
+    gpus = _gpu_catalog()
     edited = await edit_contest(
         pool,
         _local(settings),
         args.slug,
         now=now,
+        gpus=gpus,
         title=args.title,
         starts_at=parse_when(args.start, now, what="start") if args.start else None,
         ends_at=parse_when(args.end, now, what="end") if args.end else None,
@@ -137,6 +163,7 @@ async def _edit(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace
         reason=args.reason,
     )
     print(f"edited\n{_describe(edited, now)}")
+    _warn_unserved(edited, gpus)
     return 0
 
 

@@ -34,6 +34,7 @@ from core.admission import Candidate, check_problem_attachment, examine_problem,
 from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
 from core.members import ban_member, external_id
+from runner.gpus import GPU_MODELS
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -203,8 +204,11 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
             ranked_limit=None if ranked_burst is None or ranked_per_hour is None else (ranked_burst, ranked_per_hour),
         )
         await defer(interaction, public=False)
-        created = await contests.create_contest(self.bot.pool, member_actor(interaction.user), draft, now=now)
-        await answer(interaction, embed=render_contest_saved(created, "created", now))
+        gpus = self._gpu_catalog()
+        created = await contests.create_contest(
+            self.bot.pool, member_actor(interaction.user), draft, now=now, gpus=gpus
+        )
+        await answer(interaction, embed=render_contest_saved(created, "created", now, self._warn(created, gpus)))
 
     @contest.command(name="edit", description="Change a contest (once started: only its title and end)")
     @app_commands.describe(**CONTEST_OPTIONS, reason="why (kept in the audit log)")
@@ -235,8 +239,11 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         }
         await defer(interaction, public=False)
         actor = member_actor(interaction.user)
-        edited = await contests.edit_contest(self.bot.pool, actor, slug.strip(), now=now, reason=reason, **changes)
-        await answer(interaction, embed=render_contest_saved(edited, "changed", now))
+        gpus = self._gpu_catalog()
+        edited = await contests.edit_contest(
+            self.bot.pool, actor, slug.strip(), now=now, gpus=gpus, reason=reason, **changes
+        )
+        await answer(interaction, embed=render_contest_saved(edited, "changed", now, self._warn(edited, gpus)))
 
     @contest.command(name="cancel", description="Call a contest off: it is never frozen nor rated")
     @app_commands.describe(slug="the contest", reason="why (kept in the audit log)")
@@ -292,6 +299,18 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
                 text = "The board is amended, but the correction could not be posted to the announcement channel."
                 receipt.add_field(name="Not announced", value=text, inline=False)
         await answer(interaction, embed=receipt)
+
+    def _gpu_catalog(self) -> contests.GpuCatalog:
+        """The GPU types a contest may target (the registry's), and those this bot's runners serve."""
+        return contests.GpuCatalog.of(GPU_MODELS, self.bot.service.gpu_types())
+
+    @staticmethod
+    def _warn(saved: contests.ContestView, gpus: contests.GpuCatalog) -> str | None:
+        """The warning that a target has no runner, logged as well: the moderator may not act on a receipt."""
+        warning = contests.unserved_warning(saved, gpus)
+        if warning is not None:
+            log.warning("contest %s: %s", saved.contest.slug, warning)
+        return warning
 
     def _default_gpu(self) -> str:
         gpu = self.bot.service.default_gpu()

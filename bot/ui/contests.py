@@ -1,5 +1,6 @@
-"""Embeds for contests and ratings: a contest and its board, the contest list, the announcements of the end (a
-contest waiting for its last runs, then its podium) and of an amended board, a user's rating card and the rating
+"""Embeds for contests and ratings: a contest and its board, the contest list, the warning before a start that a
+target has no runner, the announcements of the end (a contest waiting for its last runs, then its podium) and of an
+amended board, a user's rating card and the rating
 table. Pure functions of core data.
 
 Times are Discord timestamps (`<t:UNIX:F>`, `<t:UNIX:R>`): each reader's client shows them in their own zone.
@@ -14,7 +15,7 @@ from datetime import datetime
 import discord
 
 from bot.ui.embeds import COLOUR_INFO, DESCRIPTION_LIMIT, FIELD_LIMIT, TITLE_LIMIT, clip, fit
-from core.contests import Amendment, ContestBoard, ContestView, Frozen, PlaceMove, Waiting
+from core.contests import Amendment, ContestBoard, ContestView, Frozen, PlaceMove, StartWarning, Waiting
 from core.contests.views import ContestPage, RatingCard, RatingRow
 from core.store.contests import Contest
 
@@ -61,14 +62,26 @@ def _colour(view: ContestView) -> discord.Colour:
     return COLOUR_CANCELLED if view.contest.cancelled_at is not None else COLOUR_CONTEST
 
 
-def render_contest_saved(view: ContestView, what: str, now: datetime) -> discord.Embed:
-    """A moderator's receipt: the contest as it now stands (`what`: created, changed, cancelled)."""
+def render_contest_saved(view: ContestView, what: str, now: datetime, warning: str | None = None) -> discord.Embed:
+    """A moderator's receipt: the contest as it now stands (`what`: created, changed, cancelled), with the warning
+    that a target has no runner when there is one."""
     c = view.contest
     embed = discord.Embed(title=clip(f"Contest `{c.slug}` {what}: {c.title}", TITLE_LIMIT), colour=_colour(view))
     embed.description = clip(
         f"{STATES[view.state(now)]}\n{_window(c)}\n{_setup(view)}\n`/contest {c.slug}` shows its board.",
         DESCRIPTION_LIMIT,
     )
+    if warning is not None:
+        embed.add_field(name="⚠️ Not enterable yet", value=clip(warning, FIELD_LIMIT), inline=False)
+    return embed
+
+
+def render_start_warning(warning: StartWarning) -> discord.Embed:
+    """The notice, shortly before a contest starts, that one of its GPU types has no runner."""
+    c = warning.view.contest
+    title = f"⚠️ {c.title}: no runner for {', '.join(warning.unserved)}"
+    embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=COLOUR_CONTEST)
+    embed.description = clip(f"Starts {stamp(c.starts_at)}.\n{warning.text}", DESCRIPTION_LIMIT)
     return embed
 
 

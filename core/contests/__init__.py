@@ -30,7 +30,8 @@ passed in, so that a scheduler, a command and a test all decide on the same cloc
 
 The package, one job a module: `drafts` (create, edit, cancel, invite, and their checks), `boards` (scoring and the
 boards), `freezing` (the freeze, its notices, amendments), `ratings` (applying a frozen contest to the ratings),
-`visibility` (hidden problems, code reveal), `lookup` and `clock` (finding a contest; UTC instants), and for the
+`visibility` (hidden problems, code reveal), `targets` (known GPU types and dtypes, runners that serve them, the
+warning before the start), `lookup` and `clock` (finding a contest; UTC instants), and for the
 front ends `input` (what a moderator types) and `views` (what a page shows). Their SQL is in `core/store/contests.py`.
 """
 
@@ -59,6 +60,14 @@ from core.contests.freezing import (
 )
 from core.contests.lookup import ContestView, view
 from core.contests.ratings import rate_frozen_contest, user_rating
+from core.contests.targets import (
+    START_WARNING_LEAD,
+    GpuCatalog,
+    StartWarning,
+    claim_start_warnings,
+    unserved_gpu_types,
+    unserved_warning,
+)
 from core.contests.visibility import code_revealed, hidden_problem_ids, set_code_reveal, visible_problems
 
 __all__ = [
@@ -66,6 +75,7 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "PHASES",
     "PODIUM_PLACES",
+    "START_WARNING_LEAD",
     "VISIBILITIES",
     "Amendment",
     "BoardLine",
@@ -75,11 +85,14 @@ __all__ = [
     "ContestView",
     "FreezeReport",
     "Frozen",
+    "GpuCatalog",
     "PlaceMove",
+    "StartWarning",
     "Waiting",
     "amend_frozen_board",
     "cancel_contest",
     "claim_announcements",
+    "claim_start_warnings",
     "code_revealed",
     "contest_board",
     "create_contest",
@@ -90,6 +103,8 @@ __all__ = [
     "rank_sum",
     "rate_frozen_contest",
     "set_code_reveal",
+    "unserved_gpu_types",
+    "unserved_warning",
     "user_rating",
     "view",
     "visible_problems",

@@ -4,7 +4,6 @@ give (slug, title, window, problems, targets, limit)."""
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +12,7 @@ import asyncpg
 
 from core.contests.clock import as_utc, format_when
 from core.contests.lookup import ContestView, actor_user_id, locked_contest, view_of
+from core.contests.targets import GpuCatalog, check_targets
 from core.errors import ContestError, InvalidOptionError
 from core.moderation import Actor
 from core.problems import SLUG, require_problem, shown
@@ -20,13 +20,11 @@ from core.store import contests, moderation, users
 from core.store.contests import Target
 from core.store.pool import Conn
 from core.store.problems import ProblemVersion
-from core.submissions import DTYPES
 
 log = logging.getLogger(__name__)
 
 VISIBILITIES = ("public", "invite_only")
 MAX_TITLE_CHARS = 200
-_GPU_TYPE = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -83,24 +81,6 @@ def _check_window(starts_at: datetime, ends_at: datetime, now: datetime, *, star
         )
 
 
-def _check_targets(targets: Sequence[tuple[str, str]]) -> list[Target]:
-    if not targets:
-        raise ContestError("A contest needs at least one (GPU type, dtype) target whose ranked runs count.")
-    checked: list[Target] = []
-    for gpu_type, dtype in targets:
-        if not _GPU_TYPE.fullmatch(gpu_type):
-            raise InvalidOptionError(
-                f"`{shown(gpu_type)}` is not a GPU type name (lower-case letters, digits, '.', '_' or '-')."
-            )
-        if dtype not in DTYPES:
-            raise InvalidOptionError(f"`{shown(dtype)}` is not a dtype; choose one of {', '.join(DTYPES)}.")
-        target = Target(gpu_type, dtype)
-        if target in checked:
-            raise ContestError(f"The target {gpu_type}/{dtype} is listed twice; list each target once.")
-        checked.append(target)
-    return checked
-
-
 async def _resolve_problems(conn: Conn, slugs: Sequence[str], targets: Sequence[Target]) -> list[ProblemVersion]:
     if not slugs:
         raise ContestError("A contest needs at least one problem.")
@@ -127,8 +107,11 @@ async def _store_problems(conn: Conn, contest_id: int, found: Sequence[ProblemVe
 # -- moderators: create, edit, cancel, invite -------------------------------------------------------------------
 
 
-async def create_contest(pool: asyncpg.Pool, actor: Actor, draft: ContestDraft, *, now: datetime) -> ContestView:
-    """Create a contest that starts at or after `now`."""
+async def create_contest(
+    pool: asyncpg.Pool, actor: Actor, draft: ContestDraft, *, now: datetime, gpus: GpuCatalog
+) -> ContestView:
+    """Create a contest that starts at or after `now`, on GPU types `gpus` knows (`unserved_warning` says which of
+    them no runner serves)."""
     if not SLUG.fullmatch(draft.slug):
         raise InvalidOptionError(
             f"`{shown(draft.slug)}` cannot be a contest's slug: use 1 to 64 lower-case letters, digits, '_' or '-', "
@@ -139,7 +122,7 @@ async def create_contest(pool: asyncpg.Pool, actor: Actor, draft: ContestDraft, 
     now = as_utc(now, "current time")
     starts_at, ends_at = as_utc(draft.starts_at, "start"), as_utc(draft.ends_at, "end")
     _check_window(starts_at, ends_at, now, start_moves=True)
-    targets = _check_targets(draft.targets)
+    targets = check_targets(draft.targets, gpus)
     async with pool.acquire() as conn, conn.transaction():
         found = await _resolve_problems(conn, draft.problems, targets)
         actor_id = await actor_user_id(conn, actor)
@@ -168,6 +151,7 @@ async def edit_contest(
     slug: str,
     *,
     now: datetime,
+    gpus: GpuCatalog,
     title: str | None = None,
     starts_at: datetime | None = None,
     ends_at: datetime | None = None,
@@ -177,7 +161,7 @@ async def edit_contest(
     reason: str | None = None,
 ) -> ContestView:
     """Change a contest. Before its start anything may change; while it runs only its title and its end (never to
-    a time already past); after its end nothing."""
+    a time already past); after its end nothing. New targets are checked against `gpus`, as on creation."""
     now = as_utc(now, "current time")
     async with pool.acquire() as conn, conn.transaction():
         contest = await locked_contest(conn, slug)
@@ -198,12 +182,17 @@ async def edit_contest(
         new_start = as_utc(starts_at, "start") if starts_at is not None else contest.starts_at
         new_end = as_utc(ends_at, "end") if ends_at is not None else contest.ends_at
         _check_window(new_start, new_end, now, start_moves=starts_at is not None)
-        new_targets = _check_targets(targets) if targets is not None else await contests.targets_of(conn, contest.id)
+        new_targets = (
+            check_targets(targets, gpus) if targets is not None else await contests.targets_of(conn, contest.id)
+        )
         if problems is not None or targets is not None:
             slugs = problems if problems is not None else [p.slug for p in await contests.problems_of(conn, contest.id)]
             await _store_problems(conn, contest.id, await _resolve_problems(conn, slugs, new_targets))
         if targets is not None:
             await contests.set_targets(conn, contest.id, new_targets)
+        if targets is not None or starts_at is not None:
+            # The warning before the start is about these targets at this start: check the changed contest again.
+            await contests.clear_start_warning(conn, contest.id)
         updated = await contests.update_contest(
             conn,
             contest.id,

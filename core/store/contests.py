@@ -606,3 +606,33 @@ async def running_limited_contests(conn: Conn, now: datetime) -> list[Contest]:
         now,
     )
     return [Contest(**row) for row in rows]
+
+
+# -- before the start: the warning that a target has no runner --------------------------------------------------
+
+
+async def starting_unwarned(conn: Conn, now: datetime, until: datetime) -> list[Contest]:
+    """Contests that start in (now, until], are not cancelled, and whose start warning nobody has claimed."""
+    rows = await conn.fetch(
+        f"""SELECT {_CONTEST_COLUMNS} FROM contests
+        WHERE starts_at > $1 AND starts_at <= $2 AND cancelled_at IS NULL AND start_warning_at IS NULL
+        ORDER BY starts_at, id""",
+        now,
+        until,
+    )
+    return [Contest(**r) for r in rows]
+
+
+async def claim_start_warning(conn: Conn, contest_id: int, at: datetime) -> bool:
+    """Whether the caller is the first to warn, before its start, that a target of this contest has no runner."""
+    claimed = await conn.fetchval(
+        "UPDATE contests SET start_warning_at = $2 WHERE id = $1 AND start_warning_at IS NULL RETURNING id",
+        contest_id,
+        at,
+    )
+    return claimed is not None
+
+
+async def clear_start_warning(conn: Conn, contest_id: int) -> None:
+    """Forget the start warning: the contest's targets or start changed, so it is checked again."""
+    await conn.execute("UPDATE contests SET start_warning_at = NULL WHERE id = $1", contest_id)

@@ -20,6 +20,7 @@ from core import contests
 from core.members import actor
 from core.store import jobs
 from runner.api import JobRequest, SubmissionResult
+from runner.gpus import GPU_MODELS
 from tests.bot.harness import JOB_TIMEOUT_S, RED, Arena
 from tests.bot.test_e2e_contest import ask, submitted, text_of
 from tests.fakediscord import RecordedMessage
@@ -88,7 +89,8 @@ async def test_an_ended_contest_waits_once_then_freezes_and_a_moderator_amends_i
     draft = contests.ContestDraft(
         "cup", "Cup", now - timedelta(seconds=5), now + timedelta(hours=1), ("vector_add",), (("h100", "float32"),)
     )
-    await contests.create_contest(pool, actor(int(mod.id), "Mod"), draft, now=now - timedelta(seconds=10))
+    gpus = contests.GpuCatalog.of(GPU_MODELS)
+    await contests.create_contest(pool, actor(int(mod.id), "Mod"), draft, now=now - timedelta(seconds=10), gpus=gpus)
 
     alice_run, alice_live = await submitted(arena, alice)
     bob_run, bob_live = await submitted(arena, bob)

@@ -53,3 +53,42 @@ def test_a_contest_runs_from_creation_to_a_frozen_board_and_ratings():
     card = arena("rating", "--user", "ada", env=env)
     assert "after 1 contest(s)" in card.stdout and "sprint" in card.stdout
     assert "has no rating yet" in arena("rating", "--user", "carol", env=env).stdout
+
+
+def _a_gpu_type_this_machine_lacks() -> str:
+    """A registry key that is not this machine's runner: the CLI's own runner serves only what it detects."""
+    from runner.clients.local import detect_gpu_type
+
+    here = detect_gpu_type("auto")
+    return next(key for key in ("h200", "h100") if key != here)
+
+
+def test_contest_targets_are_checked_and_a_gpu_without_a_runner_here_is_warned_about():
+    env = arena_env(tempfile.mkdtemp(prefix="arena-cli-contest-targets-"))
+    window = ("--start", "in 1h", "--end", "in 2h")
+    unknown = arena(
+        "contest", "create", "cup", "--title", "Cup", "--problems", "vector_add", "--gpus", "h1000", *window, env=env
+    )
+    assert unknown.returncode == 2, unknown.stderr
+    assert "`h1000` is not a GPU type the arena knows; choose among" in unknown.stderr
+    assert "`h100`" in unknown.stderr and "Did you mean `h100`" in unknown.stderr
+
+    no_dtype = arena(
+        "contest", "create", "cup", "--title", "Cup", "--problems", "vector_add,cumsum", "--gpus", "cpu",
+        "--dtypes", "float16", *window, env=env,
+    )  # fmt: skip
+    assert no_dtype.returncode == 2, no_dtype.stderr
+    assert "`cumsum` does not take float16" in no_dtype.stderr
+    assert "No contests yet" in arena("contest", "list", env=env).stdout
+
+    served = arena(
+        "contest", "create", "cup", "--title", "Cup", "--problems", "vector_add", "--gpus", "cpu", *window, env=env
+    )
+    assert served.returncode == 0, served.stderr
+    assert "warning" not in served.stderr
+
+    elsewhere = _a_gpu_type_this_machine_lacks()
+    unserved = arena("contest", "edit", "cup", "--gpus", f"cpu,{elsewhere}", "--dtypes", "float32", env=env)
+    assert unserved.returncode == 0, unserved.stderr
+    assert f"warning: No runner serves `{elsewhere}`: nobody can enter `cup` there until one does." in unserved.stderr
+    assert f"targets: cpu/float32, {elsewhere}/float32" in unserved.stdout

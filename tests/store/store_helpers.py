@@ -13,6 +13,7 @@ from typing import Any
 
 import asyncpg
 
+from core.contests import GpuCatalog
 from core.moderation import Actor
 from core.problems import ProblemSpec, sync_problem
 from core.results import record_result
@@ -21,10 +22,13 @@ from core.store import jobs, submissions
 from core.store.problems import ProblemVersion
 from core.submissions import SubmitReceipt, SubmitRequest, submit
 from runner.api import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionResult, TestOutcome
+from runner.gpus import GPU_MODELS
 
 VECTOR_ADD = ProblemSpec("vector_add", "Vector addition", 1, ("float32", "float16", "bfloat16"))
 MATMUL = ProblemSpec("matmul", "Matrix multiplication", 1, ("float32", "float16"))
 MOD = Actor("discord:1", "mod")
+# The GPU types contests may target, as the front ends build them; no runners known, so nothing is warned about.
+GPUS = GpuCatalog.of(GPU_MODELS)
 ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)
 
 PY_SOURCE = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"

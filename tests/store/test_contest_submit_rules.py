@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, request
+from store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, request
 
 from core.contests import ContestDraft, create_contest
 from core.errors import RateLimitedError, UnknownProblemError
@@ -28,7 +28,7 @@ async def _contest(pool: asyncpg.Pool, problems: tuple[str, ...], limit: tuple[i
         "sprint", "Sprint", now + START_IN, now + timedelta(minutes=10), problems, (("h100", "float32"),),
         ranked_limit=limit,
     )  # fmt: skip
-    await create_contest(pool, MOD, draft, now=now)
+    await create_contest(pool, MOD, draft, now=now, gpus=GPUS)
 
 
 async def test_a_hidden_problem_reads_as_unknown_at_submit_until_its_contest_starts(pool: asyncpg.Pool) -> None:

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import MATMUL, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submission, submit_scored
+from store_helpers import GPUS, MATMUL, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submission, submit_scored
 
 from core import browse
 from core.contests import (
@@ -66,7 +66,7 @@ async def make_contest(
     pool: asyncpg.Pool, slug: str = "spring", problems: tuple[str, ...] = ("vector_add",), visibility: str = "public"
 ) -> None:
     draft = ContestDraft(slug, "Spring sprint", START, END, problems, (("h100", "float32"),), visibility)
-    await create_contest(pool, MOD, draft, now=CREATED)
+    await create_contest(pool, MOD, draft, now=CREATED, gpus=GPUS)
 
 
 def places(board: object) -> list[tuple[str, int, int]]:
@@ -213,7 +213,7 @@ async def test_a_cancelled_contest_never_freezes_and_hides_nothing(pool: asyncpg
     with pytest.raises(ContestError, match="cancelled already"):
         await cancel_contest(pool, MOD, "spring", "again", now=CREATED)
     with pytest.raises(ContestError, match="was cancelled"):
-        await edit_contest(pool, MOD, "spring", now=CREATED, title="Another")
+        await edit_contest(pool, MOD, "spring", now=CREATED, title="Another", gpus=GPUS)
     [entry] = await moderation.audit_log(pool, target="contest:spring", limit=1)
     assert entry.action == "contest_cancel" and entry.reason == "wrong problem"
 
@@ -223,19 +223,19 @@ async def test_problems_and_targets_change_only_before_the_start_and_the_end_nev
 ):
     await add_problems(pool, VECTOR_ADD, MATMUL)
     await make_contest(pool)
-    edited = await edit_contest(pool, MOD, "spring", now=CREATED, problems=["matmul", "vector_add"])
+    edited = await edit_contest(pool, MOD, "spring", now=CREATED, problems=["matmul", "vector_add"], gpus=GPUS)
     assert [p.slug for p in edited.problems] == ["matmul", "vector_add"]
     running = START + timedelta(seconds=30)
     with pytest.raises(ContestError, match="only its title and its end can change, not its problems"):
-        await edit_contest(pool, MOD, "spring", now=running, problems=["vector_add"])
+        await edit_contest(pool, MOD, "spring", now=running, problems=["vector_add"], gpus=GPUS)
     with pytest.raises(ContestError, match="has passed"):
-        await edit_contest(pool, MOD, "spring", now=running, ends_at=START + timedelta(seconds=20))
+        await edit_contest(pool, MOD, "spring", now=running, ends_at=START + timedelta(seconds=20), gpus=GPUS)
     moved = await edit_contest(
-        pool, MOD, "spring", now=running, title="Longer sprint", ends_at=END + timedelta(hours=1)
+        pool, MOD, "spring", now=running, title="Longer sprint", ends_at=END + timedelta(hours=1), gpus=GPUS
     )
     assert moved.contest.title == "Longer sprint" and moved.contest.ends_at == END + timedelta(hours=1)
     with pytest.raises(ContestError, match="ended at"):
-        await edit_contest(pool, MOD, "spring", now=END + timedelta(hours=2), title="Too late")
+        await edit_contest(pool, MOD, "spring", now=END + timedelta(hours=2), title="Too late", gpus=GPUS)
 
 
 async def test_creating_a_contest_refuses_a_past_start_a_naive_time_a_dtype_no_problem_takes_and_a_taken_slug(
@@ -244,14 +244,20 @@ async def test_creating_a_contest_refuses_a_past_start_a_naive_time_a_dtype_no_p
     await add_problems(pool, VECTOR_ADD, MATMUL)
     targets = (("h100", "float32"),)
     with pytest.raises(ContestError, match="has passed"):
-        await create_contest(pool, MOD, ContestDraft("a", "A", START, END, ("vector_add",), targets), now=END)
+        await create_contest(
+            pool, MOD, ContestDraft("a", "A", START, END, ("vector_add",), targets), now=END, gpus=GPUS
+        )
     with pytest.raises(ContestError, match="no time zone"):
         await create_contest(
-            pool, MOD, ContestDraft("a", "A", START.replace(tzinfo=None), END, ("vector_add",), targets), now=CREATED
+            pool,
+            MOD,
+            ContestDraft("a", "A", START.replace(tzinfo=None), END, ("vector_add",), targets),
+            now=CREATED,
+            gpus=GPUS,
         )
     with pytest.raises(ContestError, match="`matmul` does not take bfloat16"):
         await create_contest(
-            pool, MOD, ContestDraft("a", "A", START, END, ("matmul",), (("h100", "bfloat16"),)), now=CREATED
+            pool, MOD, ContestDraft("a", "A", START, END, ("matmul",), (("h100", "bfloat16"),)), now=CREATED, gpus=GPUS
         )
     await make_contest(pool)
     with pytest.raises(ContestExistsError):

@@ -10,7 +10,7 @@ import asyncpg
 from core.contests import ContestDraft, create_contest, freeze_if_due
 from core.problems import ProblemSpec
 from core.submissions import SubmitReceipt
-from tests.store.store_helpers import MATMUL, MOD, VECTOR_ADD, add_problems, submit_scored
+from tests.store.store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, submit_scored
 
 HOSTILE = '<script>alert("x")</script>&'
 
@@ -83,7 +83,7 @@ async def make_contest(
     ends_at: datetime = END,
 ) -> None:
     draft = ContestDraft(slug, title, starts_at, ends_at, problems, (("h100", "float32"),), visibility)
-    await create_contest(pool, MOD, draft, now=CREATED)
+    await create_contest(pool, MOD, draft, now=CREATED, gpus=GPUS)
 
 
 @dataclass(frozen=True)
