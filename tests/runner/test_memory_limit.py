@@ -14,7 +14,7 @@ from pathlib import Path
 from runner.host.executor import Executor
 from runner.host.job import run_job
 from runner.host.process import tree_memory
-from runner.settings import RunnerSettings
+from runner.settings import RunnerSettings, host_memory_mb
 from tests.runner.conftest import good_request, job_request, settings_for
 
 # Far above what the launcher needs for torch and a small vector add, far below what the hog takes.
@@ -45,10 +45,20 @@ async def test_a_solution_over_the_memory_limit_gets_its_own_verdict(state_dir: 
     assert honest.status == "passed", honest.error
 
 
-def test_the_default_limit_is_half_the_host_memory_at_most_32_gib(state_dir: Path) -> None:
+def test_the_slots_together_never_commit_more_than_the_host_can_give(state_dir: Path) -> None:
+    """The default limit shares three quarters of the host's memory (or of the runner's own cgroup limit) among
+    the slots: all of them at their limit leave the rest to the daemon, the judges and the kernel."""
     settings = RunnerSettings(state_dir=state_dir)
-    assert 256 <= settings.resolved_max_memory_mb() <= 32 * 1024
-    assert RunnerSettings(state_dir=state_dir, max_memory_mb=0).resolved_max_memory_mb() == 0
+    host_mb = host_memory_mb()
+    assert host_mb is not None
+    for slots in (1, 2, 8):
+        per_job = settings.resolved_max_memory_mb(slots)
+        assert 256 <= per_job <= 32 * 1024
+        if host_mb >= 8 * 1024:  # above the 256 MiB floor for 8 slots
+            assert slots * per_job <= host_mb * 3 // 4, (slots, per_job, host_mb)
+    assert settings.resolved_max_memory_mb(2) < settings.resolved_max_memory_mb(1) or host_mb * 3 // 8 > 32 * 1024
+    assert RunnerSettings(state_dir=state_dir, max_memory_mb=0).resolved_max_memory_mb(4) == 0
+    assert RunnerSettings(state_dir=state_dir, max_memory_mb=300).resolved_max_memory_mb(4) == 300
 
 
 async def test_tree_memory_counts_the_descendants_of_a_process() -> None:
