@@ -82,6 +82,15 @@ class Solution:
         return self._call(*self._convert(values))
 
 
+def relative_to_job(text: str, path: Path) -> str:
+    """`text` with the host folders of the job's scratch area taken out: the user sees "solution.py", not where
+    this runner keeps its jobs. `path` is the submission's file, in <scratch>/work/src."""
+    for folder in path.parents[:3]:
+        if len(folder.parts) > 2:  # never a top folder such as /tmp, whose name is no secret and is everywhere
+            text = text.replace(f"{folder}/", "").replace(str(folder), ".")
+    return text
+
+
 def load_python_solution(path: Path, module_name: str = "submission") -> Solution:
     """Import the file at `path` as a module and take its `solution` function."""
     source = path.read_text(encoding="utf-8")
@@ -94,8 +103,9 @@ def load_python_solution(path: Path, module_name: str = "submission") -> Solutio
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
-        tb = "".join(traceback.format_exception(exc)).replace(str(path.parent) + "/", "")
-        raise SubmissionImportError(f"Importing {path.name} raised {type(exc).__name__}: {exc}", log=tb) from exc
+        tb = relative_to_job("".join(traceback.format_exception(exc)), path)
+        message = relative_to_job(f"Importing {path.name} raised {type(exc).__name__}: {exc}", path)
+        raise SubmissionImportError(message, log=tb) from exc
     fn = getattr(module, "solution", None)
     if not callable(fn):
         raise MissingSolutionError(f"{path.name} defines no function named `solution`. Define `def solution(...)`.")
