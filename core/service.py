@@ -23,7 +23,7 @@ from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.leaderboard import BoardRow
 from core.submissions import SubmitReceipt, SubmitRequest, get_submission, submit
-from core.uploads import ALLOWED_SUFFIXES, language_of
+from core.uploads import ALLOWED_SUFFIXES, language_of, sizes_that_differ
 from runner.api import MAX_SOURCE_BYTES, SubmissionResult
 
 log = logging.getLogger(__name__)
@@ -43,9 +43,8 @@ def check_attachment(file_name: str, size: int, max_bytes: int = MAX_SOURCE_BYTE
             f"`{name}` is not a .cu or .py file. Attach a CUDA source (.cu) or a PyTorch/Triton module (.py)."
         )
     if size > max_bytes:
-        raise BadUploadError(
-            f"`{name}` is {size / 1024:,.0f} KiB; the limit is {max_bytes // 1024} KiB. Trim the file and retry."
-        )
+        shown, limit = sizes_that_differ(size, max_bytes)
+        raise BadUploadError(f"`{name}` is {shown}; the limit is {limit}. Trim the file and retry.")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,15 @@ def language_of(file_name: str, source: str) -> Language:
     return "triton" if _TRITON_IMPORT.search(source) else "python"
 
 
+def sizes_that_differ(size: int, limit: int) -> tuple[str, str]:
+    """`size` and `limit` in KiB where that shows them apart, else in exact bytes: 256 KiB + 1 byte must not
+    read "is 256 KiB; the limit is 256 KiB"."""
+    in_kib = f"{size / 1024:,.0f} KiB", f"{limit / 1024:,.0f} KiB"
+    if in_kib[0] != in_kib[1]:
+        return in_kib
+    return f"{size:,} bytes", f"{limit:,} bytes"
+
+
 def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> Upload:
     """Validate extension, size and encoding; return the decoded source and its language."""
     name = PurePath(file_name).name
@@ -41,9 +50,8 @@ def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES)
             f"`{name}` is not a .cu or .py file. Attach a CUDA source (.cu) or a PyTorch/Triton module (.py)."
         )
     if len(data) > max_bytes:
-        raise BadUploadError(
-            f"`{name}` is {len(data) / 1024:.0f} KiB; the limit is {max_bytes // 1024} KiB. Trim the file and retry."
-        )
+        size, limit = sizes_that_differ(len(data), max_bytes)
+        raise BadUploadError(f"`{name}` is {size}; the limit is {limit}. Trim the file and retry.")
     # A leading byte-order mark (Windows editors write one) is dropped: left in, Python reads it as part of the
     # first line (a syntax error) and nvcc as a stray character. Nothing else in the file changes.
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
