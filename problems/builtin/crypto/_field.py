@@ -14,9 +14,6 @@ if TYPE_CHECKING:
 # The Mersenne prime 2^31 − 1: residues fit in 31 bits, a product of two in 62, and 2^31 ≡ 1 makes reduction a
 # shift and an add.
 MERSENNE31 = (1 << 31) - 1
-# Primes below 2^62 for the curve problems: 2^61 − 1 (a Mersenne prime) and the largest primes below 2^59, 2^60
-# and 2^62. A case picks one by its size, so no constant modulus passes every case.
-CURVE_PRIMES: tuple[int, ...] = ((1 << 61) - 1, (1 << 62) - 57, (1 << 59) - 55, (1 << 60) - 93)
 
 
 def residues(shape: tuple[int, ...], modulus: int, gen: torch.Generator) -> torch.Tensor:

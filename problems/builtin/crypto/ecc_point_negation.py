@@ -5,24 +5,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import Param
-from problems.builtin.crypto._field import CURVE_PRIMES, residues
+from problems.builtin.crypto._field import residues
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
     import torch
 
 
+# The curve's field: Tensara's statement fixes p = 2^61 − 1, so its competitors may build the modulus in.
+MERSENNE61 = (1 << 61) - 1
+
+
 def case_prime(dims: Dims) -> int:
-    """The field modulus of a case: one of four primes below 2^62, set by the batch size."""
-    return CURVE_PRIMES[dims[0] % len(CURVE_PRIMES)]
+    """The field modulus of every case, passed as `p` as well."""
+    return MERSENNE61
 
 
 class EccPointNegation(KernelProblem):
     slug = "ecc-point-negation"
+    # Version 1 drew p from four primes below 2^62 per case; Tensara's statement fixes p = 2^61 − 1, and a kernel
+    # that builds that constant in (as its statement allows) failed three cases of four.
+    version = 2
     title = "ECC Point Negation (Batched)"
     description = (
-        "Negate n affine points of an elliptic curve over the prime field F_p. Point i is `(xs[i], ys[i])`, "
-        "both residues in [0, p) stored as `uint64_t`; p is a prime below 2^62 that differs between cases. "
+        "Negate n affine points of the curve y² = x³ + 7 over the prime field F_p, p = 2^61 − 1 (the Mersenne "
+        "prime 2305843009213693951, also passed as `p`). Point i is `(xs[i], ys[i])`, both residues in [0, p) "
+        "stored as `uint64_t`. "
         "The negation of (x, y) is (x, (p − y) mod p), whatever the curve's coefficients. Write the results "
         "interleaved into `out_xy`, which holds 2n words: `out_xy[2*i] = xs[i]` and `out_xy[2*i + 1] = "
         "(p - ys[i]) % p`. Points with y = 0 (points of order two) occur and are their own negation, so the "
@@ -34,7 +42,7 @@ class EccPointNegation(KernelProblem):
     parameters = (
         Param("xs", "input", doc="n x-coordinates in [0, p)", element="uint64"),
         Param("ys", "input", doc="n y-coordinates in [0, p)", element="uint64"),
-        Param("p", "scalar", "uint64_t", "the field's prime modulus, below 2^62"),
+        Param("p", "scalar", "uint64_t", "the field's prime modulus, 2^61 − 1"),
         Param("out_xy", "output", doc="2n words: x0, −y0, x1, −y1, ...", element="uint64"),
         Param("n", "scalar", "size_t", "number of points"),
     )

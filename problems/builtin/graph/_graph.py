@@ -2,7 +2,8 @@
 
 Graphs travel as row-major n×n float32 matrices. `A[i][j] > 0` is the weight of the edge i → j; 0 means there is
 no edge (the diagonal is 0). Weights are whole numbers, so every path length is a whole number far below 2^24 that
-float32 holds exactly whatever order a kernel adds in; the answers are therefore checked with zero tolerance.
+float32 holds exactly whatever order a kernel adds in, so a right answer is exact. The check still accepts what
+Tensara's did: 1e-4 relative, and an absolute 1e-3 that is about 1e-5 of the lengths' RMS.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from problems.library import KernelProblem
 if TYPE_CHECKING:
     import torch
 
-# Path lengths are exact integers in float32, so nothing but the exact value is right.
-EXACT: dict[DType, Tolerance] = {"float32": Tolerance(rtol=0.0, atol=0.0)}
+# Path lengths are exact integers in float32; Tensara's bound (1e-4 relative) is far below one unit of weight on
+# most of them.
+GRAPH_TOLERANCES: dict[DType, Tolerance] = {"float32": Tolerance(rtol=1e-4, atol=1e-5)}
 
 
 def edge_density(n: int) -> float:
@@ -59,10 +61,10 @@ def undirected_graph(n: int, gen: torch.Generator, max_weight: int) -> torch.Ten
 
 
 class GraphProblem(KernelProblem):
-    """A graph problem on one n×n adjacency matrix, float32 only, checked exactly."""
+    """A graph problem on one n×n adjacency matrix, float32 only, checked to Tensara's bound."""
 
     tags: ClassVar[tuple[str, ...]] = ("graphs",)
     difficulty = "medium"
     dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
-    tolerances = EXACT
+    tolerances = GRAPH_TOLERANCES
     dim_names = ("n",)

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     import torch
 
 AXES = ("H", "W", "D")
-# A max is one of the input values, so it is checked exactly.
-EXACT: dict[DType, Tolerance] = {"float32": Tolerance(rtol=0.0, atol=0.0)}
+# A max is one of the input values, so a right answer is exact; the bound still accepts what Tensara's check did
+# (max-pool-1d: 3e-4 relative and absolute on values in [-5, 5]; max-pool-2d 1e-5; max-pool-3d 1e-4 relative).
+MAX_TOLERANCES: dict[DType, Tolerance] = {"float32": Tolerance(rtol=3e-4, atol=3e-4)}
 
 
 def pool_signature(ndim: int, dilation: bool) -> tuple[Param, ...]:
@@ -104,7 +105,7 @@ class MaxPool(Pool):
     """Max pooling with dilation: padding never wins."""
 
     dilated = True
-    tolerances = EXACT
+    tolerances = MAX_TOLERANCES
     flops_formula = "outputs · (kernel_size^ndim − 1) (one compare per window element after the first)"
 
     def flops(self, dims: Dims) -> int:

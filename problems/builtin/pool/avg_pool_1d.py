@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from problems.base import DType, Tolerance
 from problems.builtin.pool._pool import AvgPool, pool_signature
 
 
@@ -19,6 +22,9 @@ class AvgPool1d(AvgPool):
     difficulty = "easy"
     ndim = 1
     parameters = pool_signature(1, dilation=False)
+    # Tensara allowed 5e-3 relative and 2e-4 absolute on windows of values in [-1, 1] (outputs of RMS about 0.3):
+    # the absolute term is about 7e-4 of that RMS.
+    tolerances: ClassVar[dict[DType, Tolerance]] = {"float32": Tolerance(rtol=5e-3, atol=1e-3)}
     # (H, kernel_size, stride, padding): a stride larger than the window in one, the largest moves 268 MB.
     gpu_cases = ((10_007, 3, 1, 1), (1_048_576, 2, 3, 1), (5_000_011, 7, 3, 3), (33_554_432, 5, 1, 2))
     cpu_cases = ((17, 3, 1, 1), (100, 4, 2, 2), (257, 5, 3, 1))

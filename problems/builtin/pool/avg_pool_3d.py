@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from problems.base import DType, Tolerance
 from problems.builtin.pool._pool import AvgPool, pool_signature
 
 
@@ -20,6 +23,8 @@ class AvgPool3d(AvgPool):
     difficulty = "hard"
     ndim = 3
     parameters = pool_signature(3, dilation=False)
+    # Tensara allowed 2e-4 relative (and 1e-5 absolute, below our RMS-scaled 1e-4).
+    tolerances: ClassVar[dict[DType, Tolerance]] = {"float32": Tolerance(rtol=2e-4, atol=1e-4)}
     # (H, W, D, kernel_size, stride, padding): ragged, then the largest moves 537 MB.
     gpu_cases = (
         (17, 33, 65, 3, 1, 1),

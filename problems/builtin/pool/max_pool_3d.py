@@ -11,12 +11,12 @@ class MaxPool3d(MaxPool):
     description = (
         "Max-pool a single-channel H×W×D volume `input` (row-major: D is the contiguous axis) with a "
         "`kernel_size`³ window whose elements are `dilation` apart, moved by `stride` along every axis, over "
-        "the volume padded by `padding` positions on every side. The output is H_out×W_out×D_out with "
-        "`H_out = floor((H + 2·padding − dilation·(kernel_size − 1) − 1) / stride) + 1` (W_out and D_out "
-        "alike); each output is the largest of the window's elements, the window's first corner being "
-        "`(h·stride − padding, w·stride − padding, d·stride − padding)`. Padding positions never win (they act "
-        "as −∞). Each output is one of the input values, so it is checked exactly. The pooling parameters "
-        "differ between cases; `padding` is at most `kernel_size / 2`."
+        "the volume padded by `padding` positions on every side. The output is H_out×W_out×D_out with `H_out "
+        "= floor((H + 2·padding − dilation·(kernel_size − 1) − 1) / stride) + 1` (W_out and D_out alike); "
+        "each output is the largest of the window's elements, the window's first corner being `(h·stride − "
+        "padding, w·stride − padding, d·stride − padding)`. Padding positions never win (they act as −∞). "
+        "Each output is one of the input values, so a right answer is exact; the check allows 3e-4 (Tensara's "
+        "bound). The pooling parameters differ between cases; `padding` is at most `kernel_size / 2`."
     )
     difficulty = "hard"
     ndim = 3

@@ -34,6 +34,12 @@ __global__ void relax_kernel(const float* __restrict__ adj, float* dist, size_t 
     }
 }
 
+// Tensara's convention: a vertex the source cannot reach reads -1.
+__global__ void unreachable_kernel(float* dist, size_t n) {
+    size_t v = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (v < n && isinf(dist[v])) dist[v] = -1.0f;
+}
+
 extern "C" void solution(const float* d_adj_matrix, int source, float* d_distances, size_t n) {
     unsigned blocks = (unsigned)((n + 255) / 256);
     init_kernel<<<blocks, 256>>>(d_distances, n, 0);
@@ -49,4 +55,5 @@ extern "C" void solution(const float* d_adj_matrix, int source, float* d_distanc
         cudaMemcpyFromSymbol(&changed, g_changed, sizeof(int));
         if (!changed) break;
     }
+    unreachable_kernel<<<blocks, 256>>>(d_distances, n);
 }

@@ -11,4 +11,5 @@ def solution(d_adj_matrix: torch.Tensor, source: int, d_distances: torch.Tensor,
         u = int(torch.where(settled, float("inf"), dist).argmin())
         settled[u] = True
         dist = torch.minimum(dist, dist[u] + weights[u])
-    d_distances.copy_(dist)
+    # Tensara's convention: a vertex the source cannot reach reads -1.
+    d_distances.copy_(torch.where(dist.isinf(), -1.0, dist))
