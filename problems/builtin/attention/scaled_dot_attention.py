@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import Param
+from problems.base import DEFAULT_TOLERANCES, DType, Param, Tolerance
 from problems.builtin.attention._attention import AttentionProblem, attention_flops, attention_reference
 from problems.library import Dims
 
@@ -37,7 +37,12 @@ class ScaledDotAttention(AttentionProblem):
     dim_names = ("b", "h", "s", "e")
     flops_formula = "B·H·S²·(4·E + 5) (Q·Kᵀ and P·V: 2·E each per pair; 5 per score for the softmax)"
     bytes_formula = "4 · B·H·S·E · sizeof(dtype) (read Q, K, V; write the output)"
-    # Default tolerances: the float64 reference is exact to them, and a float32 online softmax stays below 1%.
+    # Tensara: allclose(rtol=3e-3, atol=1e-2) on outputs near 4e-4 (its inputs are scaled by 0.01), so its atol
+    # accepted zeros; ours keeps its own. Half types keep the defaults (a float32 online softmax stays inside them).
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
+        **DEFAULT_TOLERANCES,
+        "float32": Tolerance(rtol=3e-3, atol=1e-4),
+    }
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         shape = tuple(dims)

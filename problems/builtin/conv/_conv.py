@@ -22,6 +22,14 @@ CONV_TOLERANCES: dict[DType, Tolerance] = {
     "float32": Tolerance(rtol=2e-3, atol=5e-3),
 }
 
+# Tensara's last checks filed its convolutions under allclose(rtol=3e-3, atol=1e-2): its four convolution problems
+# take that rtol. Their outputs' RMS is 1.7 or more, so 1e-2 absolute is at most 5.8e-3 of it (conv-square-3d's 64³
+# case); conv2d-relu-hardswish sets its own atol.
+TENSARA_CONV_TOLERANCES: dict[DType, Tolerance] = {
+    **CONV_TOLERANCES,
+    "float32": Tolerance(rtol=3e-3, atol=6e-3),
+}
+
 TF32_NOTE = (
     " The float32 check admits TF32 tensor-core products (PyTorch's default for float32 convolutions on the GPU)."
 )

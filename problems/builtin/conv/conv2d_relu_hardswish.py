@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import DType, Param
-from problems.builtin.conv._conv import CONV_TOLERANCES, TF32_NOTE, same_correlation
+from problems.base import DType, Param, Tolerance
+from problems.builtin.conv._conv import TENSARA_CONV_TOLERANCES, TF32_NOTE, same_correlation
 from problems.builtin.conv.conv_2d import CPU_CASES
 from problems.library import Dims, KernelProblem
 
@@ -40,7 +40,11 @@ class Conv2dReluHardswish(KernelProblem):
     dim_names = ("H", "W", "Kh", "Kw")
     flops_formula = "2 · H · W · Kh · Kw + 5 · H · W (the correlation, then ReLU and HardSwish per pixel)"
     bytes_formula = "(2 · H · W + Kh · Kw) · sizeof(float)"
-    tolerances = CONV_TOLERANCES
+    # Tensara: 1e-2 absolute on outputs of RMS 0.56 (its 512² image, 3×3 kernel, uniform [-1, 1]).
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
+        **TENSARA_CONV_TOLERANCES,
+        "float32": Tolerance(rtol=3e-3, atol=2e-2),
+    }
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         h, w, kh, kw = dims

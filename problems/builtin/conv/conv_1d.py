@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import Param
-from problems.builtin.conv._conv import CONV_TOLERANCES, TF32_NOTE, same_correlation
+from problems.builtin.conv._conv import TENSARA_CONV_TOLERANCES, TF32_NOTE, same_correlation
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class Conv1d(KernelProblem):
     dim_names = ("N", "K")
     flops_formula = "N · (2K − 1) (K multiplies and K − 1 adds per output, taps on the padding included)"
     bytes_formula = "(2N + K) · sizeof(float)"
-    tolerances = CONV_TOLERANCES
+    tolerances = TENSARA_CONV_TOLERANCES
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         n, k = dims

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import Param
-from problems.builtin.conv._conv import CONV_TOLERANCES, TF32_NOTE, same_correlation
+from problems.builtin.conv._conv import TENSARA_CONV_TOLERANCES, TF32_NOTE, same_correlation
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Conv2d(KernelProblem):
     dim_names = ("H", "W", "Kh", "Kw")
     flops_formula = "2 · H · W · Kh · Kw (a multiply and an add per tap, taps on the padding included)"
     bytes_formula = "(2 · H · W + Kh · Kw) · sizeof(float)"
-    tolerances = CONV_TOLERANCES
+    tolerances = TENSARA_CONV_TOLERANCES
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         h, w, kh, kw = dims

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import Param
-from problems.builtin.conv._conv import CONV_TOLERANCES, TF32_NOTE, same_correlation
+from problems.builtin.conv._conv import TENSARA_CONV_TOLERANCES, TF32_NOTE, same_correlation
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class ConvSquare3d(KernelProblem):
     dim_names = ("size", "K")
     flops_formula = "2 · size³ · K³ (a multiply and an add per tap, taps on the padding included)"
     bytes_formula = "(2 · size³ + K³) · sizeof(float)"
-    tolerances = CONV_TOLERANCES
+    tolerances = TENSARA_CONV_TOLERANCES
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         s, k = dims

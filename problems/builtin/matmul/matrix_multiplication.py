@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import Param
-from problems.builtin.matmul._gemm import CPU_MNK, GEMM_TOLERANCES, GPU_MNK
+from problems.builtin.matmul._gemm import CPU_MNK, GPU_MNK, tensara_gemm_tolerances
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ class MatrixMultiplication(KernelProblem):
     dim_names = ("m", "n", "k")
     flops_formula = "2 · M · N · K (a multiply and an add per term)"
     bytes_formula = "(M·K + K·N + M·N) · sizeof(dtype)"
-    tolerances = GEMM_TOLERANCES
+    # Tensara: 1e-2 absolute on outputs of RMS 21 (K = 4096).
+    tolerances = tensara_gemm_tolerances(1e-3)
 
     def reference_solution(self, *args: Any) -> torch.Tensor:
         a, b = args[0], args[1]

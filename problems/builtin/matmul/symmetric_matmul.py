@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from problems.base import DType, Param, TimeFloor
-from problems.builtin.matmul._gemm import CPU_SQUARE, GPU_SQUARE, MatmulProblem
+from problems.builtin.matmul._gemm import CPU_SQUARE, GPU_SQUARE, MatmulProblem, tensara_gemm_tolerances
 from problems.library import Dims
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ class SymmetricMatmul(MatmulProblem):
     dim_names = ("n",)
     flops_formula = "2 · N³ (a multiply and an add per term)"
     bytes_formula = "3 · N² · sizeof(dtype)"
+    # Tensara: 1e-2 absolute on outputs in the thousands.
+    tolerances = tensara_gemm_tolerances(1e-3)
     time_floor = TimeFloor(read_share=0.5, why="Each symmetric operand is known from one half of it.")
 
     def make_inputs(self, dims: Dims, dtype: DType, gen: torch.Generator) -> tuple[torch.Tensor, ...]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from problems.base import Param
+from problems.base import DEFAULT_TOLERANCES, DType, Param, Tolerance
 from problems.library import Dims, KernelProblem
 
 if TYPE_CHECKING:
@@ -34,6 +34,11 @@ class FrobeniusNorm(KernelProblem):
     cpu_cases = ((7, 33), (5, 9, 13), (64, 1000))
     flops_formula = "3 · size + 4 (square, add and divide per element; the root and its setup once)"
     bytes_formula = "2 · size · sizeof(dtype) (read X, write Y)"
+    # Tensara: allclose(rtol=1e-3, atol=1e-2) on outputs near 5e-4, so its atol accepted zeros; ours keeps its own.
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
+        **DEFAULT_TOLERANCES,
+        "float32": Tolerance(rtol=1e-3, atol=1e-4),
+    }
 
     def shapes(self, dims: Dims) -> dict[str, tuple[int, ...]]:
         return {"X": dims, "Y": dims}

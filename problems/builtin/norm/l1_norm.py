@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from problems.base import Param
+from problems.base import DEFAULT_TOLERANCES, DType, Param, Tolerance
 from problems.builtin.norm._norm import RowNorm
 from problems.library import Dims
 
@@ -30,6 +30,11 @@ class L1Norm(RowNorm):
         Param("D", "scalar", "size_t", "elements per row (the normalized dimension)"),
     )
     flops_formula = "B · (3D + 1) (absolute value, add and divide per element; eps per row)"
+    # Tensara: allclose(rtol=1e-3, atol=1e-2) on outputs near 3e-4, so its atol accepted zeros; ours keeps its own.
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
+        **DEFAULT_TOLERANCES,
+        "float32": Tolerance(rtol=1e-3, atol=1e-4),
+    }
 
     def flops(self, dims: Dims) -> int:
         b, d = dims

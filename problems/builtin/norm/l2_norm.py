@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from problems.base import Param
+from problems.base import DEFAULT_TOLERANCES, DType, Param, Tolerance
 from problems.builtin.norm._norm import RowNorm
 from problems.library import Dims
 
@@ -30,6 +30,12 @@ class L2Norm(RowNorm):
         Param("D", "scalar", "size_t", "elements per row (the normalized dimension)"),
     )
     flops_formula = "B · (3D + 2) (square, add and divide per element; root and eps per row)"
+    # Tensara: allclose(rtol=1e-3, atol=1e-2) on outputs of RMS 0.016, so its atol accepted most of a zero answer;
+    # ours keeps its own.
+    tolerances: ClassVar[dict[DType, Tolerance]] = {
+        **DEFAULT_TOLERANCES,
+        "float32": Tolerance(rtol=1e-3, atol=1e-4),
+    }
 
     def flops(self, dims: Dims) -> int:
         b, d = dims
