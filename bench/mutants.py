@@ -42,6 +42,9 @@ TEARDOWN_TESTS = (
     "tests/runner/test_teardown_later.py::test_cancelling_a_job_that_waits_leaves_the_previous_teardown_running",
 )
 
+NAMES_IN_SQL = "tests/store/test_names_in_sql.py"
+ARCHITECTURE = "tests/test_architecture.py"
+
 MUTANTS = (
     Mutant(
         name="teardown-never-waits",
@@ -58,6 +61,38 @@ MUTANTS = (
         original=TEARDOWN_WAIT,
         mutated="asyncio.ensure_future(self.after)",
         tests=TEARDOWN_TESTS[:1],
+    ),
+    Mutant(
+        name="names-method-without-migration",
+        why="a timing method added to the one list, with no migration to let the store keep it",
+        path="runner/names.py",
+        original='Method = Literal["arena", "seed", "cpu"]',
+        mutated='Method = Literal["arena", "seed", "cpu", "graph"]',
+        tests=(NAMES_IN_SQL + "::test_each_named_column_lists_exactly_the_one_list",),
+    ),
+    Mutant(
+        name="names-migration-without-list",
+        why="a migration that replaces the submissions' mode CHECK without `profile`",
+        path="core/store/migrations/V003__profile_mode.sql",
+        original="ADD CONSTRAINT submissions_mode_check CHECK (mode IN ('test', 'benchmark', 'ranked', 'profile')),",
+        mutated="ADD CONSTRAINT submissions_mode_check CHECK (mode IN ('test', 'benchmark', 'ranked')),",
+        tests=(NAMES_IN_SQL + "::test_each_named_column_lists_exactly_the_one_list",),
+    ),
+    Mutant(
+        name="names-copied-list",
+        why="the core spells the timing methods out again instead of importing them",
+        path="core/leaderboard.py",
+        original="from runner.names import LANGUAGES, METHODS\n",
+        mutated='from runner.names import LANGUAGES\n\nMETHODS = ("arena", "seed", "cpu")\n',
+        tests=(ARCHITECTURE + "::test_the_name_lists_are_spelled_out_only_in_runner_names",),
+    ),
+    Mutant(
+        name="problems-import-the-runner",
+        why="a module of problems/ imports the runner's wire models",
+        path="problems/base.py",
+        original="import ctypes\n",
+        mutated="import ctypes\n\nimport runner.api  # noqa: F401\n",
+        tests=(ARCHITECTURE + "::test_problems_import_nothing_of_the_runner_or_the_service",),
     ),
 )
 
@@ -109,6 +144,8 @@ def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[int, str, float]:
     lines = (done.stdout + done.stderr).strip().splitlines()
     # The last line counts the outcomes; each failure's first `E` line says which assertion caught the mutant.
     reasons = [line for line in lines if line.startswith("E ") and "Error" in line]
+    if len(reasons) > 3:  # a parametrized test fails once per parameter: three say enough
+        reasons = [*reasons[:3], f"E       ... and {len(reasons) - 3} more"]
     return done.returncode, "\n".join([*lines[-1:], *reasons]), time.monotonic() - start
 
 
@@ -157,7 +194,7 @@ def check_all(out: Path | None, burners: int) -> int:
     try:
         for mutant, tests in [(None, every_test), *((m, m.tests) for m in MUTANTS)]:
             if mutant is not None:
-                say(f"{mutant.name}: {mutant.why} ({mutant.path}: `{mutant.original}` -> `{mutant.mutated}`)")
+                say(f"{mutant.name}: {mutant.why} ({mutant.path}: {mutant.original!r} -> {mutant.mutated!r})")
             expected, line = check(mutant, tests)
             all_expected &= expected
             for part in line.splitlines():

@@ -5,7 +5,7 @@ The Literal types are for pydantic (`runner.api` re-exports them) and for discor
 off the Literals, are for argparse, messages and membership checks. The store's CHECK constraints spell the same
 names in SQL: `tests/store/test_names_in_sql.py` parses the migrations and fails when the two disagree, so a new
 name is added here and in a migration together. `problems/` may not import the runner: its `DTYPES` and
-`STARTER_LANGUAGES` are checked against these lists instead (`tests/test_names.py`).
+`STARTER_LANGUAGES` are checked against these lists instead (`tests/test_architecture.py`).
 
 Imports nothing of the project, so that the core, the front ends and every process of the runner may import it.
 """
