@@ -80,6 +80,11 @@ class StoreUnavailableError(KernelArenaError):
     """The database cannot be reached or started; the message says what to check."""
 
 
+class StoreNotReadyError(StoreUnavailableError):
+    """The store answers, but a service that must not change it cannot use it as it is: its schema is behind the
+    code's migrations, or the read-only role is missing. The message says what to run."""
+
+
 class MigrationError(KernelArenaError):
     """The migration files and the database disagree (a bad file name, or an applied file that was edited)."""
 

@@ -1,8 +1,12 @@
 """The aiohttp application: routes that parse the request, call the core and render, and the error pages.
 
 `create_app(settings, pool)` serves an open pool (the tests'); `create_app(settings)` opens the store itself in a
-cleanup context when the server starts, and closes it when the server stops. `clock` gives the moment every page
-is read at (what a contest hides or reveals depends on it): the wall clock, or a test's.
+cleanup context when the server starts, and closes it when the server stops. It opens it read-only
+(`open_reader_store`): it never migrates, refuses a store whose schema is behind, and every connection acts as a role
+that may only read. Nothing here writes: the kept boards (`board_cache.py`) live in this process's memory.
+
+`clock` gives the moment every page is read at (what a contest hides or reveals depends on it): the wall clock, or a
+test's.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from core.errors import (
 from core.leaderboard import METHODS
 from core.public import PublicContest, contest_list, problem_board, public_contest, public_rating, public_submission
 from core.store.leaderboard import ANY_LANGUAGE
-from core.store.pool import open_store, ping
+from core.store.pool import open_reader_store, ping
 from runner.gpus import spec_for
 from web.board_cache import StaleWhileRevalidate
 from web.pages import (
@@ -223,7 +227,7 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
     else:
 
         async def store(app: Application) -> AsyncIterator[None]:
-            async with open_store(settings.store) as opened:
+            async with open_reader_store(settings.reader_store()) as opened:
                 app[POOL] = opened.pool
                 yield
 

@@ -1,12 +1,14 @@
 """Configuration of the web process, read once from `ARENA_WEB_*` variables (and `.env` in development).
 
 The store keeps its own settings (`core.settings.StoreSettings`, `ARENA_*` and DATABASE_URL), as it does for
-the bot and the CLI. Build `WebSettings()` once in `web.__main__` and pass it down.
+the bot and the CLI; `ARENA_WEB_DATABASE_URL` gives the web a login of its own instead. Whichever it logs in with,
+every connection acts as the read-only role (`core.store.pool.READER_ROLE`). Build `WebSettings()` once in
+`web.__main__` and pass it down.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.settings import StoreSettings
@@ -24,4 +26,13 @@ class WebSettings(BaseSettings):
         15.0, ge=0, description="how long a contest board is served before it is computed again (0: every request)"
     )
     chart_max_age_s: int = Field(300, ge=0, description="how long browsers and proxies may keep a roofline chart")
+    database_url: SecretStr | None = Field(
+        None, description="the web's own login (one that may only read); unset: the store's DATABASE_URL"
+    )
     store: StoreSettings = Field(default_factory=StoreSettings)
+
+    def reader_store(self) -> StoreSettings:
+        """The store's settings, with the web's own login where one is set."""
+        if self.database_url is None:
+            return self.store
+        return self.store.model_copy(update={"database_url": self.database_url})

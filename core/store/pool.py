@@ -1,4 +1,8 @@
-"""The asyncpg pool, and `open_store`: embedded server or DATABASE_URL, migrations, pool, in that order."""
+"""The asyncpg pool, and `open_store`: embedded server or DATABASE_URL, migrations, pool, in that order.
+
+`open_reader_store` is the store of a service that only reads (the web leaderboard): it never migrates, refuses a
+schema that is behind the code, and its every connection acts as `READER_ROLE`, which may only read (migration V010).
+"""
 
 from __future__ import annotations
 
@@ -13,10 +17,13 @@ from typing import Any, Protocol
 
 import asyncpg
 
-from core.errors import StoreUnavailableError
+from core.errors import StoreNotReadyError, StoreUnavailableError
 from core.settings import StoreSettings
 from core.store.embedded import EmbeddedPostgres, start_embedded
-from core.store.migrate import migrate
+from core.store.migrate import migrate, status
+
+READER_ROLE = "arena_web_reader"
+"""The role that may read every table and write none (created by migration V010)."""
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +50,24 @@ async def init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog", format="text")
 
 
-def create_pool(dsn: str, *, min_size: int = 2, max_size: int = 10, command_timeout: float = 60.0) -> asyncpg.pool.Pool:
-    """A pool to use with `async with`; sizes and the per-query timeout are explicit, never asyncpg's defaults."""
+def create_pool(
+    dsn: str, *, min_size: int = 2, max_size: int = 10, command_timeout: float = 60.0, role: str | None = None
+) -> asyncpg.pool.Pool:
+    """A pool to use with `async with`; sizes and the per-query timeout are explicit, never asyncpg's defaults.
+
+    With `role`, every connection acts as that role from its start: the role is a startup setting, so it is the
+    session's default, and neither the pool's reset between borrowers nor a `RESET ROLE` gives the login's rights
+    back."""
+    server_settings = {"application_name": "kernel-arena"}
+    if role is not None:
+        server_settings["role"] = role
     return asyncpg.create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
         command_timeout=command_timeout,
         init=init_connection,
-        server_settings={"application_name": "kernel-arena"},
+        server_settings=server_settings,
     )
 
 
@@ -161,6 +177,71 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
             raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
         try:
             yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
+        finally:
+            await close_pool(pool)
+    finally:
+        if server is not None:
+            await server.stop()
+
+
+def _reader_role_statements(role: str, user: str) -> str:
+    return (
+        f"CREATE ROLE {role} NOLOGIN; GRANT {role} TO {user}; GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}; "
+        f"ALTER DEFAULT PRIVILEGES FOR ROLE {user} IN SCHEMA public GRANT SELECT ON TABLES TO {role}"
+    )
+
+
+async def check_reader_store(conn: asyncpg.Connection, dsn: str, role: str = READER_ROLE) -> None:
+    """Refuse, with what to run, a store that a read-only service cannot use as it is: migrations not applied
+    (it must not apply them itself), or a read-only role that is missing or that its login may not take."""
+    where = describe_dsn(dsn)
+    found = await status(conn)
+    pending = found.pending
+    if not found.applied:
+        raise StoreNotReadyError(
+            f"The store at {where} has no schema yet, and the web never migrates. Run `arena db migrate` with the "
+            "same DATABASE_URL, then start it again."
+        )
+    if pending:
+        named = ", ".join(f"V{m.version:03d} ({m.reason})" for m in pending)
+        raise StoreNotReadyError(
+            f"The store at {where} is behind this code: migration {named} is not applied, and the web never "
+            "migrates. Run `arena db migrate` with the same DATABASE_URL, then start it again."
+        )
+    user = await conn.fetchval("SELECT current_user")
+    exists = await conn.fetchval("SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = $1)", role)
+    if not exists or not await conn.fetchval("SELECT pg_has_role(current_user, $1, 'MEMBER')", role):
+        why = f"has no role `{role}`" if not exists else f"does not let `{user}` act as `{role}`"
+        raise StoreNotReadyError(
+            f"The store at {where} {why}, the role the web reads as (migration V010 could not set it up: the "
+            f"migrating user needs CREATEROLE). Have the database's owner run: {_reader_role_statements(role, user)}"
+        )
+
+
+@asynccontextmanager
+async def open_reader_store(settings: StoreSettings, role: str = READER_ROLE) -> AsyncIterator[Store]:
+    """The store for a service that only reads: never migrated here (StoreNotReadyError while its schema is
+    behind), and every pooled connection acting as `role`, so that a write fails with a permission error."""
+    dsn, server = await resolve_dsn(settings)
+    try:
+        conn = await connect(dsn, settings.command_timeout_s, embedded=server is not None)
+        try:
+            await check_reader_store(conn, dsn, role)
+        finally:
+            await conn.close()
+        pool = create_pool(
+            dsn,
+            min_size=settings.pool_min_size,
+            max_size=max(settings.pool_max_size, settings.pool_min_size),
+            command_timeout=settings.command_timeout_s,
+            role=role,
+        )
+        try:
+            await pool
+        except CONNECT_ERRORS as exc:
+            raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
+        try:
+            yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=[])
         finally:
             await close_pool(pool)
     finally:

@@ -1,5 +1,6 @@
 """The web leaderboard served by a real aiohttp server over a real PostgreSQL (the store tests' fixtures), with
-submissions made through the core's submit and result-recording path."""
+submissions made through the core's submit and result-recording path. The pages read through a pool whose every
+connection acts as the read-only role, as `arena web`'s do: a page that wrote would fail its test."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from core.settings import StoreSettings
-from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
+from core.store.pool import READER_ROLE, create_pool
+from tests.store.conftest import db_dsn, empty_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.web.web_helpers import Clock, Seeded, seed
 from web.app import create_app
 from web.settings import WebSettings
@@ -46,6 +48,7 @@ async def client(
     page_size: int,
     clock: Clock,
 ) -> AsyncIterator[TestClient]:
-    app = create_app(web_settings(db_dsn, page_size=page_size), pool, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        yield test_client
+    async with create_pool(db_dsn, min_size=1, max_size=4, command_timeout=30, role=READER_ROLE) as reader:
+        app = create_app(web_settings(db_dsn, page_size=page_size), reader, clock=clock)
+        async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+            yield test_client
