@@ -9,7 +9,10 @@ Jobs are timed with the service's own settings (`--measure production`, `Measure
 adversarial suite's quick ones (`--measure quick`), which every run before this option recorded. `--shard K/N`
 runs every N-th entry from the K-th, so that N calls of a bounded length cover the corpus: at the production
 settings the 51 GPU entries need more than one 10-minute command on an H100 (at the quick settings they took
-379 s; the production settings allow ten times the samples and the seconds per case).
+379 s; the production settings allow ten times the samples and the seconds per case). `--merge` joins the
+shards' reports into one, and says which entries of the corpus none of them ran:
+
+    python bench/false_rejections.py --device gpu --merge SHARD1.md SHARD2.md --out MERGED.md
 
 A rejection is any final status other than "passed" (integrity, implausible_time, wrong_answer, timeout, ...).
 A `host_busy` answer (the runner's host too loaded for a check to tell load from hidden work) is never a verdict:
@@ -24,6 +27,7 @@ import argparse
 import asyncio
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -131,6 +135,42 @@ def render(rows: list[tuple[str, list[str]]], args: argparse.Namespace, machine:
     return "\n".join(lines) + "\n"
 
 
+_ROW = re.compile(r"^\| (honest_\S+) \| (.*) \| (\d+) \| (\d+) \| (.*) \|$")
+_BUSY = re.compile(r"(\d+) answered host_busy")
+
+
+def merge(paths: list[Path], device: str) -> str:
+    """One report from the reports of several shards (this script's own Markdown)."""
+    rows: dict[str, tuple[str, int, int, str]] = {}
+    recorded, busy = [], 0
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        recorded += [f"- `{path.name}`: {line}" for line in text.splitlines() if line.startswith("Machine:")]
+        busy += sum(int(n) for n in _BUSY.findall(text))
+        for line in text.splitlines():
+            if match := _ROW.match(line):
+                name, pattern, runs, passed, other = match.groups()
+                rows[name] = (pattern, int(runs), int(passed), other.strip())
+    runs = sum(r[1] for r in rows.values())
+    rejected = sum(r[1] - r[2] for r in rows.values())
+    missing = [e.name for e in honest_for(device) if e.name not in rows]
+    lines = [
+        f"# False rejections: the honest corpus on {device.upper()}, {len(paths)} shards merged",
+        "",
+        "Each shard as it was recorded:",
+        *recorded,
+        "",
+        f"**{rejected} of {runs} honest runs rejected** ({len(rows)} entries); {busy} answered host_busy at least "
+        "once and were tried again."
+        + (f" Not run by any shard: {', '.join(missing)}." if missing else " Every entry of the corpus ran."),
+        "",
+        "| entry | pattern | runs | passed | other outcomes |",
+        "|---|---|---|---|---|",
+        *(f"| {name} | {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for name, r in rows.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
@@ -146,7 +186,14 @@ def main() -> int:
     parser.add_argument("--shard", type=shard, default=(1, 1), help="K/N: run every N-th entry from the K-th")
     parser.add_argument("--entries", nargs="*", default=[], help="only these entries")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--merge", type=Path, nargs="+", help="join these shards' reports instead of running")
     args = parser.parse_args()
+    out = args.out or ROOT / "bench" / "results" / f"false_rejections_{args.device}.md"
+    if args.merge:
+        report = merge(args.merge, args.device)
+        print(report)
+        out.write_text(report, encoding="utf-8")
+        return 0 if "**0 of" in report and "Not run by any shard" not in report else 1
     machine = describe_machine(args.device)
     burners = start_burners(args.burners)
     try:
@@ -157,7 +204,6 @@ def main() -> int:
             burner.wait()
     report = render(rows, args, machine, seconds)
     print(report)
-    out = args.out or ROOT / "bench" / "results" / f"false_rejections_{args.device}.md"
     out.write_text(report, encoding="utf-8")
     return 0 if "**0 of" in report else 1
 

@@ -10,7 +10,8 @@
 # and the production settings allow ten times the samples and seconds per case) aims at 10-minute calls:
 #   GPU_TESTS=none GPU_EXAMPLES=0 GPU_RUN='python3 bench/false_rejections.py --device gpu --burners 4
 #     --measure production --shard 1/2 --out $OUT/false_rejections_h100_production_1of2.md' scripts/gpu-check.sh
-# and the same with --shard 2/2 (…_2of2.md). ARENA_HONEST_MEASURE=quick times the pytest entries with the quick
+# and the same with --shard 2/2 (…_2of2.md); `python3 bench/false_rejections.py --device gpu --merge A.md B.md
+# --out MERGED.md` joins them. ARENA_HONEST_MEASURE=quick times the pytest entries with the quick
 # settings, for a short pass over the whole GPU suite.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
