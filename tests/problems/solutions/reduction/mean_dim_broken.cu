@@ -1,9 +1,10 @@
-// Broken: divides the sum by r - 1 (a sample-variance habit) instead of r.
+// Broken: an off-by-one bound leaves the last element of every slice out of the sum. (Dividing by r - 1 instead
+// of r, the bug this file had first, is within the relative tolerance of 1e-3 that Tensara allowed, for r >= 1000.)
 #include <cuda_runtime.h>
 #include <vector>
 
 __device__ __forceinline__ float combine(float acc, float v) { return acc + v; }
-__device__ __forceinline__ float finish(float acc, size_t r) { return acc / (float)(r - 1); }
+__device__ __forceinline__ float finish(float acc, size_t r) { return acc / (float)r; }
 
 // A warp per output when the reduced dimension is the last (contiguous) one.
 __global__ void mean_dim_rows(const float* __restrict__ x, float* __restrict__ out, size_t rows, size_t r) {
@@ -12,7 +13,7 @@ __global__ void mean_dim_rows(const float* __restrict__ x, float* __restrict__ o
     if (row >= rows) return;  // the whole warp leaves together
     const float* p = x + row * r;
     float acc = 0.0f;
-    for (size_t j = lane; j < r; j += 32) acc = combine(acc, p[j]);
+    for (size_t j = lane; j < r - 1; j += 32) acc = combine(acc, p[j]);
     for (int d = 16; d > 0; d >>= 1) acc = combine(acc, __shfl_down_sync(0xffffffffu, acc, d));
     if (lane == 0) out[row] = finish(acc, r);
 }
@@ -26,7 +27,7 @@ __global__ void mean_dim_strided(const float* __restrict__ x, float* __restrict_
     size_t o = idx / inner, i = idx % inner;
     const float* p = x + o * r * inner + i;
     float acc = 0.0f;
-    for (size_t j = 0; j < r; ++j) acc = combine(acc, p[j * inner]);
+    for (size_t j = 0; j + 1 < r; ++j) acc = combine(acc, p[j * inner]);
     out[idx] = finish(acc, r);
 }
 
