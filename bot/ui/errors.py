@@ -13,11 +13,12 @@ import logging
 import time
 import uuid
 
+import asyncpg
 import discord
 from discord import app_commands
 
 from bot.ui.embeds import render_internal_error, render_user_error
-from core.errors import USER_FACING, RateLimitedError
+from core.errors import USER_FACING, RateLimitedError, StoreUnavailableError
 from core.ratelimit import describe_wait
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,31 @@ def unwrap(error: BaseException) -> BaseException:
     while isinstance(error, app_commands.CommandInvokeError):
         error = error.original
     return error
+
+
+STORE_OUTAGE = "The arena's database is not answering right now; nothing was recorded. Try again shortly."
+# What reaching a database that is down or restarting raises: a refused or dropped connection, a server that is
+# starting up or shutting down. None of it is a fault a moderator can fix.
+_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    StoreUnavailableError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.CannotConnectNowError,
+    asyncpg.AdminShutdownError,
+    asyncpg.ConnectionDoesNotExistError,
+    ConnectionError,
+)
+
+
+def is_store_outage(error: BaseException) -> bool:
+    """Whether `error`, or an error it was raised from, is the database being away."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, _OUTAGE_ERRORS):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def new_incident_id() -> str:
@@ -52,9 +78,12 @@ def error_embed(interaction: discord.Interaction, error: BaseException) -> disco
         return render_user_error(f"`{error.value}` is not a valid value here; pick one of the suggestions.")
     if isinstance(error, app_commands.CheckFailure):
         return render_user_error(str(error) or "You cannot use this command here.")
-    incident = new_incident_id()
     data: dict[str, object] = dict(interaction.data or {})
     what = f"/{interaction.command.qualified_name}" if interaction.command else f"component {data.get('custom_id')}"
+    if is_store_outage(error):
+        log.warning("%s by user %s: the database is away (%s)", what, interaction.user.id, error)
+        return render_user_error(STORE_OUTAGE)
+    incident = new_incident_id()
     log.error(
         "incident %s: %s by user %s in channel %s failed",
         incident,

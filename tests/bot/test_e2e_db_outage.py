@@ -89,3 +89,23 @@ async def test_submissions_finish_after_the_database_is_killed_and_started_again
         assert final.embeds[0]["color"] == GREEN, final.summary()
     rows = await arena.bot.pool.fetch("SELECT state, attempts FROM jobs ORDER BY id")
     assert [tuple(r) for r in rows] == [("done", 1), ("done", 1)]
+
+
+async def test_a_submission_while_the_database_is_down_is_told_to_try_again_shortly(
+    arena: Arena, double: RunnerDouble, server: PostgresUnderTest
+) -> None:
+    """An outage is no fault a moderator can fix: the user hears that the database is away and to try again."""
+    fake = arena.fake
+    tess = fake.add_member("tess")
+    await server.kill()
+    try:
+        refused = await arena.submit_example(tess, "vector_add", "vector_add.py", mode="test")
+        message = await arena.error_of(refused)
+    finally:
+        await server.start()
+    assert "Try again shortly" in message and "tell a moderator" not in message, message
+    assert double.hold is not None
+    double.hold.set()
+    again = await arena.submit_example(tess, "vector_add", "vector_add.py", mode="test")
+    final = await arena.final(again)
+    assert final.embeds[0]["color"] == GREEN, final.summary()
