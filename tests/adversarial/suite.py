@@ -85,7 +85,14 @@ MEASURE = MeasureConfig(min_samples=5, max_samples=50, max_seconds=1.0, target_c
 # best honest score: one slow control run must not pass for a cheat's gain.
 CONTROL_RERUNS = 2
 RUNNER_LIMITS: dict[Device, dict[str, float]] = {
-    "cpu": {"compile_timeout_s": 60.0, "test_timeout_s": 4.0, "benchmark_timeout_s": 30.0, "job_timeout_s": 120.0},
+    # The memory entries hold 2 GiB: a limit of 1 GiB keeps them cheap, and is far above what the honest need.
+    "cpu": {
+        "compile_timeout_s": 60.0,
+        "test_timeout_s": 4.0,
+        "benchmark_timeout_s": 30.0,
+        "job_timeout_s": 120.0,
+        "max_memory_mb": 1024,
+    },
     "gpu": {"compile_timeout_s": 120.0, "test_timeout_s": 20.0, "benchmark_timeout_s": 120.0, "job_timeout_s": 300.0},
 }
 SANDBOX_LIMITS = {"max_file_mb": 64, "max_processes": 256, "scratch_mb": 256}
@@ -405,8 +412,16 @@ ENTRIES: tuple[Entry, ...] = (
     # Where the kernel overcommits (the 128 GiB GPU host), the allocation succeeds and touching it runs into
     # the test deadline instead of failing at once.
     _entry(
-        "py_host_memory_hog", "host_memory_hog.py", "resource_abuse", "cpu", CRASH_OR_ERROR | {"timeout"}, mode="test"
+        "py_host_memory_hog",
+        "host_memory_hog.py",
+        "resource_abuse",
+        "cpu",
+        CRASH_OR_ERROR | {"timeout", "memory_limit"},
+        mode="test",
     ),
+    # Memory no process maps, twice the CPU runner's limit (`RUNNER_LIMITS`).
+    _entry("py_memfd_unmapped_hog", "memfd_unmapped_hog.py", "resource_abuse", "cpu", {"memory_limit"}, mode="test"),
+    _entry("py_sysv_detached_hog", "sysv_detached_hog.py", "resource_abuse", "cpu", {"memory_limit"}, mode="test"),
     _entry(
         "py_disk_fill",
         "disk_fill.py",

@@ -39,6 +39,7 @@ KNOWN_VERDICTS = {
     "compile_error",
     "import_error",
     "missing_solution",
+    "memory_limit",
 }
 
 
