@@ -292,7 +292,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = contest.add_parser("freeze", help="freeze the contests that are due, rate them, and print the podiums")
     c.set_defaults(func=_run(_freeze))
 
-    p = sub.add_parser("rating", help="a user's contest rating (Glicko-2) and its history")
+    p = sub.add_parser("rating", help="a user's contest rating (Elo-MMR) and its history")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--user", help="a local user (default: you)")
     who.add_argument("--member", help="a store user by external id, e.g. discord:<id>")

@@ -246,7 +246,7 @@ def render_freeze_announcement(frozen: Frozen) -> discord.Embed:
 
 
 def render_rating(card: RatingCard) -> discord.Embed:
-    """A user's Glicko-2 rating, RD and conservative value, and one line per rated contest (newest first)."""
+    """A user's Elo-MMR rating, RD and conservative value, and one line per rated contest (newest first)."""
     embed = discord.Embed(title=clip(f"Rating of {card.display_name}", TITLE_LIMIT), colour=COLOUR_INFO)
     current, conservative = card.current, card.conservative
     if current is None or conservative is None:

@@ -17,7 +17,7 @@ The rules (docs/contests.md tells them at length):
   `FREEZE_GRACE` after the end, whichever comes first: ranked runs near the deadline are not lost to a queue, and a
   runner that is down for good does not hold the podium hostage. The frozen standings are stored and never
   recomputed, except by a moderator's amendment (`amend_frozen_board`), which writes an audit-log entry.
-* **Rating.** The freeze rates the contest in the same transaction, from the frozen standings only (Glicko-2,
+* **Rating.** The freeze rates the contest in the same transaction, from the frozen standings only (Elo-MMR,
   core/rating.py), and marks it rated: a contest is rated once, however often freezing is retried. An amendment
   changes the standings, never the ratings already given.
 * **Hidden problems.** Before the start, a contest problem that was not public when it joined the contest (not
