@@ -1,4 +1,4 @@
-"""mxfp4-quantize: float32 to packed E2M1 data with E8M0 block scales, checked byte for byte."""
+"""mxfp4-quantize: float32 to packed E2M1 data with E8M0 block scales; exact scales, data checked by value."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ class Mxfp4Quantize(MxQuantize):
         "the E2M1 value nearest to x / 2^e (exact, since 2^e is a power of two), ties to the even code, "
         "saturating at ±6; the sign bit is the input's sign, so a small negative value gives −0 (0x8). E2M1 "
         "codes 0..7 are the magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 and bit 3 is the sign. Pack two per byte into "
-        "`q` (row-major m × k/2), the even-indexed element in the low nibble. Ties do occur in the inputs. Both "
-        "outputs are compared exactly. k is a multiple of 32. " + FORMAT_NOTE
+        "`q` (row-major m × k/2), the even-indexed element in the low nibble. Ties do occur in the inputs. `scale` is "
+        "compared exactly, `q` by its decoded values (so +0 for −0 passes, any other difference fails). k is a "
+        "multiple of 32. " + FORMAT_NOTE
     )
     tags = ("quantization", "mxfp4", "memory-bound")
     parameters = mx_signature("quantize", "E2M1 values, packed two per byte (m × k/2 bytes)")

@@ -1,4 +1,4 @@
-"""mxfp8-quantize: float32 to E4M3 data with E8M0 block scales, checked byte for byte."""
+"""mxfp8-quantize: float32 to E4M3 data with E8M0 block scales; exact scales, data checked by value."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ class Mxfp8Quantize(MxQuantize):
         "Each element becomes the E4M3 value (OCP/`fn` variant: bias 7, largest finite 448, subnormals down to "
         "2^-9) nearest to x / 2^e, ties to even, saturating at ±448 (never NaN); the sign bit is the input's "
         "sign, so a small negative value gives −0 (0x80). Write the bytes to `q`, row-major m × k. Ties do "
-        "occur in the inputs. Both outputs are compared exactly. k is a multiple of 32. " + FORMAT_NOTE
+        "occur in the inputs. `scale` is compared exactly, `q` by its "
+        "decoded values: +0 for −0 passes, and an element below 8 before the block scale (1/56 to 1/32 of its "
+        "block's largest) may be one rounding step off, as Tensara's absolute tolerance allowed; any other "
+        "difference fails. k is a multiple of 32. " + FORMAT_NOTE
     )
     tags = ("quantization", "mxfp8", "memory-bound")
     parameters = mx_signature("quantize", "E4M3 bytes")
