@@ -40,9 +40,9 @@ MX_BLOCK = 32
 NV_BLOCK = 16
 FP4_MAX = 6.0
 
-# Dequantized values are exact products (a few ulps allow a kernel to divide or multiply by a reciprocal):
-# any wrong code or scale is off by a whole step of the format, far more than this.
-EXACT_FLOAT: dict[DType, Tolerance] = {"float32": Tolerance(rtol=1e-6, atol=0.0)}
+# Dequantized values are exact products, but Tensara's check allowed a relative 1e-3 (a float16 path passes), so
+# this does too; any wrong code or scale is off by a whole step of the format (6 % or more), far more than this.
+DEQUANTIZE_TOLERANCES: dict[DType, Tolerance] = {"float32": Tolerance(rtol=1e-3, atol=0.0)}
 # MX GEMM products are exact; only float32 accumulation order differs between solutions.
 MX_GEMM_TOLERANCES: dict[DType, Tolerance] = {"float32": Tolerance(rtol=1e-4, atol=1e-4)}
 # The NVFP4 GEMM writes float16, whose rounding alone is 2^-11 ≈ 4.9e-4 relative.
@@ -309,7 +309,7 @@ class MxDequantize(QuantProblem):
     score_metric = "gbps"
     gpu_cases = MX_GPU_MK
     cpu_cases = MX_CPU_MK
-    tolerances = EXACT_FLOAT
+    tolerances = DEQUANTIZE_TOLERANCES
     flops_formula = "0 (scored by bytes moved)"
     # Bits per element of the data format.
     element_bits: ClassVar[int] = 4
