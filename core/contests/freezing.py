@@ -12,7 +12,7 @@ import asyncpg
 from core.contests.boards import ContestBoard, board_places, frozen_board, live_board, write_standings
 from core.contests.clock import as_utc
 from core.contests.lookup import actor_user_id, locked_contest, view_of
-from core.contests.ratings import rate_once
+from core.contests.ratings import rate_once, rate_pending
 from core.errors import ContestError
 from core.moderation import Actor
 from core.store import contests, moderation
@@ -93,6 +93,7 @@ async def freeze_if_due(pool: asyncpg.Pool, now: datetime, *, grace: timedelta =
     """Freeze and rate every contest whose end has passed and whose contest-phase jobs have all finished (or whose
     grace period is over). Safe to call again and from several processes: each contest freezes once."""
     now = as_utc(now, "current time")
+    await _rate_left_unrated(pool, now)
     frozen: list[Frozen] = []
     waiting: list[Waiting] = []
     for due in await contests.due_contests(pool, now):
@@ -102,6 +103,18 @@ async def freeze_if_due(pool: asyncpg.Pool, now: datetime, *, grace: timedelta =
         elif isinstance(outcome, Waiting):
             waiting.append(outcome)
     return FreezeReport(frozen, waiting)
+
+
+async def _rate_left_unrated(pool: asyncpg.Pool, now: datetime) -> None:
+    """Rate the frozen contests that are not rated yet. A service that migrated at its start (migration V008 sets
+    the old ratings aside) would otherwise show no ratings until `arena db migrate` or the next contest's freeze."""
+    async with pool.acquire() as conn:
+        if not await contests.unrated_frozen_contests(conn):
+            return
+        async with conn.transaction():
+            rated = await rate_pending(conn, now)
+    if rated:
+        log.info("rated %d frozen contest(s) left unrated: %s", len(rated), sorted(rated))
 
 
 async def claim_announcements(

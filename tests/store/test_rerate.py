@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
+from core.contests import freeze_if_due
 from core.contests.ratings import rate_frozen_contest, rate_pending
 from core.rating import METHOD, Rating, Standing, age, rate_contest
 from core.store.migrate import discover, migrate
@@ -200,3 +201,31 @@ async def test_arena_db_migrate_rates_the_contests_again_right_after_v008(empty_
         await conn.close()
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert again.returncode == 0 and "up to date" in again.stdout and "rated" not in again.stdout
+
+
+async def test_the_freezers_pass_rates_the_contests_a_migration_at_start_left_unrated(empty_dsn: str):
+    # A bot migrates when it starts (ARENA_MIGRATE_ON_START) and never runs `arena db migrate`: its freezer's first
+    # pass, with no contest due, must still rate what V008 set aside, or the ratings stay empty until a contest ends.
+    conn = await asyncpg.connect(empty_dsn)
+    try:
+        await _store_rated_by_the_old_method(conn)
+        await migrate(conn)
+    finally:
+        await conn.close()
+    pool = await asyncpg.create_pool(empty_dsn, min_size=1, max_size=2)
+    try:
+        report = await freeze_if_due(pool, NOW)
+        assert report.frozen == [] and report.waiting == []
+        async with pool.acquire() as conn:
+            assert await conn.fetchval("SELECT count(*) FROM contests WHERE rated_at IS NULL") == 0
+            expected, _ = _expected()
+            stored = await _stored(conn)
+            assert {n: round(r["rating"], 6) for n, r in stored.items()} == {
+                n: round(r.rating, 6) for n, r in expected.items()
+            }
+        # The next pass has nothing left to rate and changes nothing.
+        await freeze_if_due(pool, NOW + timedelta(hours=1))
+        async with pool.acquire() as conn:
+            assert await _stored(conn) == stored
+    finally:
+        await pool.close()
