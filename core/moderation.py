@@ -167,6 +167,7 @@ async def create_problem(pool: asyncpg.Pool, actor: Actor, spec: ProblemSpec) ->
             dtypes=spec.dtypes,
             score_metric=spec.score_metric,
             created_by=actor_id,
+            data_types=spec.data_types,
         )
         target = f"problem:{spec.slug}"
         await moderation.audit(conn, actor_id, "problem_create", target, None, {"version": spec.version})

@@ -1,7 +1,8 @@
 """Problems as the store knows them: looking one up for a submission, and registering built-in ones.
 
-The core never imports `problems` (it needs torch); callers that have a Problem object describe it with
-`ProblemSpec.of(problem)`, which reads plain attributes.
+Callers that have a Problem object describe it with `ProblemSpec.of(problem)`, which reads its attributes and
+the data types of its buffers (`problems.catalog`, which loads no torch); the store keeps them, so that pages and
+embeds show a problem's dtypes without loading any problem code.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ import difflib
 import logging
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import asyncpg
 
@@ -24,6 +25,8 @@ from core.errors import (
 )
 from core.store import problems
 from core.store.pool import Conn
+from problems.base import Problem
+from problems.catalog import data_types
 from problems.registry import canonical_slug
 
 log = logging.getLogger(__name__)
@@ -71,20 +74,6 @@ def check_new_problem(slug: str, title: str) -> None:
         )
 
 
-class ProblemLike(Protocol):
-    """The attributes of `problems.base.Problem` that the store records."""
-
-    slug: str
-    title: str
-    version: int
-    dtypes: tuple[str, ...]
-    score_metric: str
-
-
-class BuiltinProblem(ProblemLike, Protocol):
-    aliases: tuple[str, ...]
-
-
 @dataclass(frozen=True)
 class ProblemSpec:
     """A problem version to register: `source` is the module text, or None for a problem built into runners."""
@@ -97,19 +86,29 @@ class ProblemSpec:
     source: str | None = None
     # Former slugs: a stored problem under one of them is renamed to `slug`, keeping its versions and boards.
     aliases: tuple[str, ...] = ()
+    # The label people read per dtype key where it is not the key: {"float32": "uint32"} (`dtype_labels`).
+    data_types: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         check_new_problem(self.slug, self.title)
 
     @classmethod
-    def of(cls, problem: ProblemLike, source: str | None = None) -> ProblemSpec:
-        return cls(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric, source)
+    def of(cls, problem: Problem, source: str | None = None) -> ProblemSpec:
+        p = problem
+        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, source, data_types=dtype_labels(p))
 
     @classmethod
-    def builtin(cls, problem: BuiltinProblem) -> ProblemSpec:
+    def builtin(cls, problem: Problem) -> ProblemSpec:
         """The spec of a problem built into runners, with its former slugs."""
         p = problem
-        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, None, tuple(p.aliases))
+        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, None, tuple(p.aliases), dtype_labels(p))
+
+
+def dtype_labels(problem: Problem) -> dict[str, str]:
+    """The data types `problem` computes on, per dtype key, where they are not the key: {"float32": "uint32"} for a
+    finite-field problem, {} for matmul. What the store keeps beside the keys."""
+    labels = {dtype: data_types(problem, dtype) for dtype in problem.dtypes}
+    return {dtype: label for dtype, label in labels.items() if label != dtype}
 
 
 async def unknown_problem(conn: Conn, slug: str) -> UnknownProblemError:
@@ -181,8 +180,15 @@ async def _sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.Probl
                 dtypes=spec.dtypes,
                 score_metric=spec.score_metric,
                 created_by=None,
+                data_types=spec.data_types,
             )
-        if spec.version <= current.current_version:
+        if spec.version < current.current_version:
+            return current
+        if spec.version == current.current_version:
+            # The same version as the code's: its labels come from the code, and a row stored before they were
+            # recorded (or under a catalogue that read them differently) gets them now.
+            if spec.data_types != current.data_types and await problems.set_data_types(conn, current, spec.data_types):
+                return await require_problem(conn, spec.slug)
             return current
         log.info("problem %s: version %d -> %d", spec.slug, current.current_version, spec.version)
         await problems.insert_version(
@@ -193,6 +199,7 @@ async def _sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.Probl
             dtypes=spec.dtypes,
             score_metric=spec.score_metric,
             created_by=None,
+            data_types=spec.data_types,
         )
         await problems.set_current_version(conn, current.problem_id, spec.version, spec.title)
         return await require_problem(conn, spec.slug)

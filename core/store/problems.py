@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import asyncpg
@@ -26,21 +26,34 @@ class ProblemVersion:
     dtypes: tuple[str, ...]
     score_metric: str
     created_at: datetime
+    # The label people read per dtype key, where it is not the key itself: {"float32": "uint32"} for a
+    # finite-field problem. Kept out of the hash: a dict has none, and the other fields identify the version.
+    data_types: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def is_current(self) -> bool:
         return self.version == self.current_version
 
+    def data_type(self, dtype: str) -> str:
+        """What `dtype` (a stored key: boards, results and the `dtype` option name it) reads as for this problem:
+        `uint32` for a finite-field problem's float32; the key itself where nothing else was recorded."""
+        return self.data_types.get(dtype, dtype)
+
+    @property
+    def dtype_labels(self) -> tuple[str, ...]:
+        """Each of the problem's dtypes as people read it, in the order of `dtypes`."""
+        return tuple(self.data_type(d) for d in self.dtypes)
+
 
 PROBLEM_COLUMNS = """p.id AS problem_id, p.slug, p.title, p.enabled, p.current_version, v.version, v.source,
-    v.dtypes, v.score_metric, v.created_at"""
+    v.dtypes, v.score_metric, v.created_at, v.data_types"""
 _SELECT = f"SELECT {PROBLEM_COLUMNS} FROM problems p JOIN problem_versions v ON v.problem_id = p.id"
 
 
 def problem_version(row: asyncpg.Record) -> ProblemVersion:
     """A ProblemVersion from a row that has the columns of `PROBLEM_COLUMNS` (and maybe others)."""
     fields = {name: row[name] for name in ProblemVersion.__dataclass_fields__}
-    return ProblemVersion(**{**fields, "dtypes": tuple(row["dtypes"])})
+    return ProblemVersion(**{**fields, "dtypes": tuple(row["dtypes"]), "data_types": dict(row["data_types"])})
 
 
 async def get_problem(conn: Conn, slug: str, version: int | None = None) -> ProblemVersion | None:
@@ -76,6 +89,7 @@ async def create_problem(
     dtypes: Sequence[str],
     score_metric: str,
     created_by: int | None,
+    data_types: Mapping[str, str] | None = None,
 ) -> ProblemVersion:
     """A new enabled problem with its first version. Call inside a transaction (two inserts, one deferred FK)."""
     try:
@@ -89,7 +103,14 @@ async def create_problem(
     except asyncpg.UniqueViolationError as exc:
         raise ProblemExistsError(f"A problem named `{slug}` exists already; pick another slug or replace it.") from exc
     await insert_version(
-        conn, problem_id, version, source=source, dtypes=dtypes, score_metric=score_metric, created_by=created_by
+        conn,
+        problem_id,
+        version,
+        source=source,
+        dtypes=dtypes,
+        score_metric=score_metric,
+        created_by=created_by,
+        data_types=data_types,
     )
     created = await get_problem_by_id(conn, problem_id, version)
     assert created is not None
@@ -105,11 +126,14 @@ async def insert_version(
     dtypes: Sequence[str],
     score_metric: str,
     created_by: int | None,
+    data_types: Mapping[str, str] | None = None,
 ) -> None:
+    """A new version's row. `data_types` maps a dtype key to the label people read for it; keys it lacks read as
+    themselves."""
     await conn.execute(
         """
-        INSERT INTO problem_versions (problem_id, version, source, dtypes, score_metric, created_by)
-        VALUES ($1, $2, $3, $4, $5, $6)
+        INSERT INTO problem_versions (problem_id, version, source, dtypes, score_metric, created_by, data_types)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)
         """,
         problem_id,
         version,
@@ -117,7 +141,29 @@ async def insert_version(
         list(dtypes),
         score_metric,
         created_by,
+        _labels(dtypes, data_types),
     )
+
+
+def _labels(dtypes: Sequence[str], data_types: Mapping[str, str] | None) -> dict[str, str]:
+    """The labels worth storing: those of the version's own dtypes that differ from their key."""
+    given = data_types or {}
+    return {d: given[d] for d in dtypes if given.get(d, d) != d}
+
+
+async def set_data_types(conn: Conn, problem: ProblemVersion, data_types: Mapping[str, str]) -> bool:
+    """Record the labels of a version already stored, where they changed (a row written before V011 has none);
+    False when the row had them already."""
+    status = await conn.execute(
+        """
+        UPDATE problem_versions SET data_types = $3
+        WHERE problem_id = $1 AND version = $2 AND data_types IS DISTINCT FROM $3
+        """,
+        problem.problem_id,
+        problem.version,
+        _labels(problem.dtypes, data_types),
+    )
+    return status != "UPDATE 0"
 
 
 async def lock_problem(conn: Conn, slug: str) -> ProblemVersion | None:
