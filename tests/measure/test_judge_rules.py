@@ -131,3 +131,73 @@ def test_a_gross_cpu_shortfall_is_still_an_integrity_failure() -> None:
     clock = _wall([660e-6] * RECHECK_BATCHES, [150e-6] * RECHECK_BATCHES, reported=25e-6)
     with pytest.raises(IntegrityError, match="clock"):
         _checked_cpu_timer(clock).check()
+
+
+def _checked_gpu_timer(clock: WallClock) -> JudgedTimer:
+    """An `arena`-method timer whose checked batches are `clock` (no launcher: the batches are all taken)."""
+    buffers = SimpleNamespace(case={"name": "m=1000,n=1003,k=997"}, sets=[None])
+    timer = JudgedTimer(link=None, buffers=buffers, verify=lambda _k: None, method=ARENA, seed=1, index=0)  # type: ignore[arg-type]
+    timer.wall = clock
+    timer.pressure.start()
+    return timer
+
+
+# Batches of one sample, as the H100 ran py_forged_snapshot_side_stream: about 1.65 ms of harness per solution
+# sample and 2.52 ms per calibration sample (which carries a known spin of 987.5 µs), 60.19 µs reported.
+KNOWN_S = 987.5e-6
+REPORTED_S = 60.19e-6
+CALIBRATION_S = [2521.7e-6 + d * 1e-6 for d in (0, 12, -8, 25, 4, -3, 17, 9, -6, 30, 2, 11, -1, 6, 21)]
+
+
+def _one_sample_wall(solution: list[float]) -> WallClock:
+    wall = WallClock()
+    reading = Reading(elapsed_s=REPORTED_S, covered_s=600e-6, host_span_s=410e-6, modes=0)
+    for s, c in zip(solution, CALIBRATION_S, strict=True):
+        wall.add(s, c, KNOWN_S, [reading], 566e-6)
+    return wall
+
+
+def _solution_walls(per_call: float, offsets_us: list[float]) -> list[float]:
+    """Solution sample walls for calls that really took `per_call`: the harness time of the fastest calibration
+    batch, offset per batch as given (a pause adds to it; the clock's own scatter goes either way)."""
+    harness = min(CALIBRATION_S) - KNOWN_S
+    return [harness + per_call + d * 1e-6 for d in offsets_us]
+
+
+@pytest.mark.usefixtures("quiet_host")
+def test_one_lucky_batch_does_not_pass_a_call_that_hid_half_its_time() -> None:
+    # Calls that really take 115 µs, reported as 60 µs: every batch short by 55 µs, but the scatter of the one-sample
+    # batches gave one solution batch a harness 45 µs quicker than the fastest calibration batch's. The old rule
+    # took that batch alone as the host's undisturbed time and passed the case.
+    offsets = [0, 14, -5, 22, 3, -45, 18, 8, -4, 27, 1, 10, 0, 5, 19]
+    clock = _one_sample_wall(_solution_walls(115.3e-6, offsets))
+    assert clock.shortfall() > 40e-6  # the median: over the 20 % bound
+    assert clock.best_case_shortfall() < 15e-6  # what let it through: within the 15 µs bound
+    with pytest.raises(HostTooNoisyError, match="only 1 of 15 batches account"):
+        _checked_gpu_timer(clock).check()
+
+
+@pytest.mark.usefixtures("quiet_host")
+def test_the_same_shortfall_without_a_lucky_batch_is_an_integrity_failure() -> None:
+    clock = _one_sample_wall(_solution_walls(115.3e-6, [3, 14, -5, 22, 3, 0, 18, 8, -4, 27, 1, 10, 0, 5, 19]))
+    with pytest.raises(IntegrityError, match="runner's own clock says each call took"):
+        _checked_gpu_timer(clock).check()
+
+
+@pytest.mark.usefixtures("quiet_host")
+def test_an_honest_call_whose_solution_batches_the_host_paused_still_passes() -> None:
+    # Honest 60 µs calls; nine of fifteen solution batches caught a pause of 90 to 300 µs (a busy host wakes the
+    # launcher late after a call that swept the caches), six did not. The median is far over the bound, and the
+    # six undisturbed batches account for the time.
+    offsets = [120, 0, 250, 4, 90, 300, 3, 180, 140, 1, 210, 0, 95, 160, 2]
+    clock = _one_sample_wall(_solution_walls(REPORTED_S, offsets))
+    assert clock.shortfall() > 80e-6
+    assert _checked_gpu_timer(clock).check() is None
+
+
+@pytest.mark.usefixtures("quiet_host")
+def test_an_honest_call_paused_in_all_but_one_batch_is_asked_to_run_again_never_accused() -> None:
+    offsets = [120, 230, 250, 110, 90, 300, 140, 180, 140, 100, 210, 2, 95, 160, 170]
+    clock = _one_sample_wall(_solution_walls(REPORTED_S, offsets))
+    with pytest.raises(HostTooNoisyError, match="Nothing was found wrong with the submission"):
+        _checked_gpu_timer(clock).check()
