@@ -67,6 +67,11 @@ class SubmitTicket:
     def submission_id(self) -> int:
         return self.receipt.submission_id
 
+    @property
+    def data_type(self) -> str:
+        """What `dtype` reads as for the problem (`uint32` for a finite-field problem's float32)."""
+        return self.receipt.data_type or self.dtype
+
 
 @dataclass(frozen=True)
 class JobProgress:

@@ -60,6 +60,8 @@ class SubmitReceipt:
     user_id: int
     queue_position: int
     duplicate: bool
+    # What the submission's dtype reads as for its problem: `uint32` for poly-multiply-ff's float32.
+    data_type: str = ""
 
 
 def validate_options(request: SubmitRequest) -> Upload:
@@ -125,8 +127,9 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
     user_id = intake.user_id
     if user_id is None or intake.display_name != request.user_name:
         user_id = (await users.ensure_user(conn, request.user_external_id, request.user_name)).id
+    data_type = problem.data_type(request.dtype)
     if intake.earlier_id is not None:
-        return await _duplicate(conn, user_id, intake.earlier_id)
+        return await _duplicate(conn, user_id, intake.earlier_id, data_type)
     new = submissions.NewSubmission(
         user_id=user_id,
         problem_id=problem.problem_id,
@@ -148,13 +151,13 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         # A retry with the same token committed between our intake and our insert: hand back its submission,
         # and return the rate-limit token this attempt took.
         await ratelimits.refund(conn, user_id, bucket, limit.burst)
-        return await _read_duplicate(conn, user_id, request)
-    return SubmitReceipt(created.submission_id, created.job_id, user_id, created.queue_position, duplicate=False)
+        return await _read_duplicate(conn, user_id, request, data_type)
+    return SubmitReceipt(created.submission_id, created.job_id, user_id, created.queue_position, False, data_type)
 
 
-async def _duplicate(conn: Conn, user_id: int, submission_id: int) -> SubmitReceipt:
+async def _duplicate(conn: Conn, user_id: int, submission_id: int, data_type: str) -> SubmitReceipt:
     history = await jobs.jobs_of(conn, submission_id)
-    return SubmitReceipt(submission_id, history[-1].id, user_id, queue_position=0, duplicate=True)
+    return SubmitReceipt(submission_id, history[-1].id, user_id, queue_position=0, duplicate=True, data_type=data_type)
 
 
 async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSettings) -> SubmitReceipt:
@@ -186,11 +189,11 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     return receipt
 
 
-async def _read_duplicate(conn: Conn, user_id: int, request: SubmitRequest) -> SubmitReceipt:
+async def _read_duplicate(conn: Conn, user_id: int, request: SubmitRequest, data_type: str) -> SubmitReceipt:
     assert request.client_token is not None
     earlier = await submissions.find_by_token(conn, user_id, request.client_token)
     assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
-    return await _duplicate(conn, user_id, earlier.id)
+    return await _duplicate(conn, user_id, earlier.id, data_type)
 
 
 async def get_submission(conn: Conn, submission_id: int) -> submissions.Submission:

@@ -65,17 +65,24 @@ class SubmissionHeader:
     dtype: str
     mode: str
     gpu_type: str
+    # What `dtype` reads as for the problem (`uint32` for a finite-field problem's float32); empty: the key itself.
+    data_type: str = ""
 
     @classmethod
     def of(cls, ticket: SubmitTicket) -> SubmissionHeader:
         return cls(
             ticket.submission_id, ticket.slug, ticket.user_name, ticket.file_name, ticket.language, ticket.dtype,
-            ticket.mode, ticket.gpu_type,
+            ticket.mode, ticket.gpu_type, ticket.data_type,
         )  # fmt: skip
 
     @property
+    def shown_dtype(self) -> str:
+        """The dtype as people read it: the problem's data types, else the stored key."""
+        return self.data_type or self.dtype
+
+    @property
     def title(self) -> str:
-        return f"Submission #{self.submission_id} · {self.slug} · {self.dtype}"[:TITLE_LIMIT]
+        return f"Submission #{self.submission_id} · {self.slug} · {self.shown_dtype}"[:TITLE_LIMIT]
 
     @property
     def footer(self) -> str:
@@ -177,8 +184,9 @@ def render_receipt(
     embed = discord.Embed(
         title=f"📥 Got `{clip(header.file_name, 100)}`"[:TITLE_LIMIT],
         description=(
-            f"{header.language}, {size_bytes / 1024:.1f} KiB → **{header.slug}** · {header.dtype} · {header.mode} "
-            f"on `{header.gpu_type}`.\nSubmission **#{header.submission_id}**, {place}. Live progress follows below."
+            f"{header.language}, {size_bytes / 1024:.1f} KiB → **{header.slug}** · {header.shown_dtype} · "
+            f"{header.mode} on `{header.gpu_type}`.\nSubmission **#{header.submission_id}**, {place}. "
+            "Live progress follows below."
         ),
         colour=COLOUR_PENDING,
     )
@@ -296,7 +304,7 @@ def render_announcement(
     embed = discord.Embed(
         title=clip(f"{medal} {header.user_name}: {what} on {header.slug}", TITLE_LIMIT),
         description=(
-            f"**#{rank}** on `{header.slug}` · `{header.gpu_type}` · {header.dtype} with "
+            f"**#{rank}** on `{header.slug}` · `{header.gpu_type}` · {header.shown_dtype} with "
             f"**{format_rate(score)} {unit}** ({header.language}, submission #{header.submission_id})."
         ),
         colour=discord.Colour.gold(),

@@ -121,7 +121,8 @@ def render_problem(entry: ProblemEntry) -> discord.Embed:
     embed.add_field(name="FLOPs", value=clip(info.flops_formula, FIELD_LIMIT))
     embed.add_field(name="Bytes", value=clip(info.bytes_formula, FIELD_LIMIT))
     embed.add_field(name="Ranked by", value=f"geometric-mean {_unit(stored.score_metric)} (higher is better)")
-    embed.add_field(name="Dtypes", value=", ".join(stored.dtypes))
+    # As the problem computes on them: `uint32` for a finite-field problem stored under the float32 key.
+    embed.add_field(name="Dtypes", value=", ".join(stored.dtype_labels))
     if info.checked:
         embed.add_field(name="Checked", value=clip(info.checked, FIELD_LIMIT), inline=False)
     if info.gpu_cases:
@@ -146,7 +147,7 @@ def render_leaderboard(page: LeaderboardPage, caller_name: str) -> discord.Embed
     language = "" if board.language == "any" else f" · {board.language}"
     # A board ranks one timing method's times; the heading says which, since another method has its own board.
     method = f" · {board.method} timing" if board.method is not None else ""
-    title = f"🏆 {board.problem.slug} · {board.gpu_type} · {board.dtype}{method}{language}"
+    title = f"🏆 {board.problem.slug} · {board.gpu_type} · {board.problem.data_type(board.dtype)}{method}{language}"
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.gold())
     if not board.rows:
         embed.description = (
