@@ -1,9 +1,17 @@
 // C = A * B^T with both operands MXFP4: a 32x32 shared-memory tiled GEMM that decodes E2M1 and applies the
-// E8M0 block scale while loading each tile, accumulating in float32. K steps of 32 match the MX blocks.
+// E8M0 block scale (read from the swizzled 128x4 layout) while loading each tile, accumulating in float32. K steps
+// of 32 match the MX blocks.
 #include <cstdint>
 #include <cuda_runtime.h>
 
 #define TILE 32
+
+// The byte of the scale of (row, block) in cuBLAS's swizzled 128x4 layout: 512-byte tiles of 128 rows x 4 blocks,
+// row-major over the padded tile grid; inside a tile, row r and block b lie at (r % 32) * 16 + (r / 32 % 4) * 4 + b.
+__device__ __forceinline__ size_t swizzled(size_t row, size_t blk, size_t blocks) {
+    size_t tiles_per_row = (blocks + 3) / 4;
+    return ((row / 128) * tiles_per_row + blk / 4) * 512 + (row % 32) * 16 + ((row / 32) % 4) * 4 + (blk % 4);
+}
 
 __constant__ float kE2M1[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
                                 -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
@@ -11,7 +19,7 @@ __constant__ float kE2M1[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
 __device__ __forceinline__ float mxfp4_at(const uint8_t* q, const uint8_t* scale, size_t row, size_t col, size_t k) {
     uint8_t b = q[row * (k / 2) + col / 2];
     uint32_t code = (col & 1) ? (b >> 4) : (b & 0xF);
-    return kE2M1[code] * ldexpf(1.0f, (int)scale[row * (k / 32) + col / 32] - 127);
+    return kE2M1[code] * ldexpf(1.0f, (int)scale[swizzled(row, col / 32, k / 32)] - 127);
 }
 
 __global__ void mxfp4_gemm_kernel(const uint8_t* __restrict__ q_a, const uint8_t* __restrict__ scale_a,

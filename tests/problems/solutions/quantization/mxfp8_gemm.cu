@@ -1,15 +1,23 @@
 // C = A * B^T with both operands MXFP8 (E4M3): a 32x32 shared-memory tiled GEMM that decodes E4M3 and applies
-// the E8M0 block scale while loading each tile, accumulating in float32. K steps of 32 match the MX blocks.
+// the E8M0 block scale (read from the swizzled 128x4 layout) while loading each tile, accumulating in float32.
+// K steps of 32 match the MX blocks.
 #include <cstdint>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #define TILE 32
 
+// The byte of the scale of (row, block) in cuBLAS's swizzled 128x4 layout: 512-byte tiles of 128 rows x 4 blocks,
+// row-major over the padded tile grid; inside a tile, row r and block b lie at (r % 32) * 16 + (r / 32 % 4) * 4 + b.
+__device__ __forceinline__ size_t swizzled(size_t row, size_t blk, size_t blocks) {
+    size_t tiles_per_row = (blocks + 3) / 4;
+    return ((row / 128) * tiles_per_row + blk / 4) * 512 + (row % 32) * 16 + ((row / 32) % 4) * 4 + (blk % 4);
+}
+
 __device__ __forceinline__ float mxfp8_at(const uint8_t* q, const uint8_t* scale, size_t row, size_t col, size_t k) {
     __nv_fp8_e4m3 v;
     v.__x = q[row * k + col];
-    return float(v) * ldexpf(1.0f, (int)scale[row * (k / 32) + col / 32] - 127);
+    return float(v) * ldexpf(1.0f, (int)scale[swizzled(row, col / 32, k / 32)] - 127);
 }
 
 __global__ void mxfp8_gemm_kernel(const uint8_t* __restrict__ q_a, const uint8_t* __restrict__ scale_a,

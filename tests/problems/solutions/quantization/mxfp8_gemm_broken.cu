@@ -5,17 +5,24 @@
 
 #define TILE 32
 
+// The byte of the scale of (row, block) in cuBLAS's swizzled 128x4 layout: 512-byte tiles of 128 rows x 4 blocks,
+// row-major over the padded tile grid; inside a tile, row r and block b lie at (r % 32) * 16 + (r / 32 % 4) * 4 + b.
+__device__ __forceinline__ size_t swizzled(size_t row, size_t blk, size_t blocks) {
+    size_t tiles_per_row = (blocks + 3) / 4;
+    return ((row / 128) * tiles_per_row + blk / 4) * 512 + (row % 32) * 16 + ((row / 32) % 4) * 4 + (blk % 4);
+}
+
 __device__ __forceinline__ float mxfp8_at(const uint8_t* q, const uint8_t* scale, size_t row, size_t col, size_t k) {
     __nv_fp8_e4m3 v;
     v.__x = q[row * k + col];
-    return float(v) * ldexpf(1.0f, (int)scale[row * (k / 32) + col / 32] - 127);
+    return float(v) * ldexpf(1.0f, (int)scale[swizzled(row, col / 32, k / 32)] - 127);
 }
 
 __device__ __forceinline__ float mxfp8_kn(const uint8_t* q, const uint8_t* scale, size_t row, size_t col, size_t n,
                                          size_t k) {
     __nv_fp8_e4m3 v;
     v.__x = q[col * n + row];
-    return float(v) * ldexpf(1.0f, (int)scale[row * (k / 32) + col / 32] - 127);
+    return float(v) * ldexpf(1.0f, (int)scale[swizzled(row, col / 32, k / 32)] - 127);
 }
 
 __global__ void mxfp8_gemm_kernel(const uint8_t* __restrict__ q_a, const uint8_t* __restrict__ scale_a,

@@ -6,6 +6,13 @@
 
 #define TILE 32
 
+// The byte of the scale of (row, block) in cuBLAS's swizzled 128x4 layout: 512-byte tiles of 128 rows x 4 blocks,
+// row-major over the padded tile grid; inside a tile, row r and block b lie at (r % 32) * 16 + (r / 32 % 4) * 4 + b.
+__device__ __forceinline__ size_t swizzled(size_t row, size_t blk, size_t blocks) {
+    size_t tiles_per_row = (blocks + 3) / 4;
+    return ((row / 128) * tiles_per_row + blk / 4) * 512 + (row % 32) * 16 + ((row / 32) % 4) * 4 + (blk % 4);
+}
+
 __constant__ float kE2M1[16] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f,
                                 -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
@@ -13,7 +20,7 @@ __device__ __forceinline__ float nvfp4_at(const uint8_t* q, const __nv_fp8_e4m3*
                                          size_t col, size_t k) {
     uint8_t b = q[row * (k / 2) + col / 2];
     uint32_t code = (col & 1) ? (b >> 4) : (b & 0xF);
-    return kE2M1[code] * float(scale[row * (k / 16) + col / 16]) / sf_g;
+    return kE2M1[code] * float(scale[swizzled(row, col / 16, k / 16)]) / sf_g;
 }
 
 __global__ void nvfp4_gemm_kernel(const uint8_t* __restrict__ q_a, const __nv_fp8_e4m3* __restrict__ scale_a,

@@ -1,9 +1,17 @@
 // One thread per block of 16: the E4M3 block scale e4m3(amax * sf_g / 6), then each element x * sf_g / scale
-// rounded to E2M1 (nearest, ties to even by thresholds, saturating at 6, sign kept).
+// rounded to E2M1 (nearest, ties to even by thresholds, saturating at 6, sign kept). The scale goes to its place
+// in the swizzled 128x4 layout; the padding is left as it is.
 #include <cstdint>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
+
+// The index of the scale of (row, block) in flashinfer's layout_128x4: 512-byte tiles of 128 rows x 4 blocks,
+// row-major over the padded tile grid; inside a tile, row r and block b lie at (r % 32) * 16 + (r / 32 % 4) * 4 + b.
+__device__ __forceinline__ size_t swizzled(size_t row, size_t blk, size_t blocks) {
+    size_t tiles_per_row = (blocks + 3) / 4;
+    return ((row / 128) * tiles_per_row + blk / 4) * 512 + (row % 32) * 16 + ((row / 32) % 4) * 4 + (blk % 4);
+}
 
 __device__ __forceinline__ uint32_t e2m1_code(float y) {
     float a = fabsf(y);
@@ -12,7 +20,8 @@ __device__ __forceinline__ uint32_t e2m1_code(float y) {
 }
 
 __global__ void nvfp4_quantize_kernel(const __half* __restrict__ a, float sf_g, uint8_t* __restrict__ q,
-                                      __nv_fp8_e4m3* __restrict__ scale, size_t nblocks) {
+                                      __nv_fp8_e4m3* __restrict__ scale, size_t nblocks,
+                                      size_t blocks_per_row) {
     size_t blk = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
     if (blk >= nblocks) return;
     float x[16];
@@ -23,7 +32,7 @@ __global__ void nvfp4_quantize_kernel(const __half* __restrict__ a, float sf_g, 
     }
     __nv_fp8_e4m3 s;
     s.__x = __nv_cvt_float_to_fp8(amax / 6.0f * sf_g, __NV_SATFINITE, __NV_E4M3);
-    scale[blk] = s;
+    scale[swizzled(blk / blocks_per_row, blk % blocks_per_row, blocks_per_row)] = s;
     float sf = float(s);
     // A zero scale makes every element a signed zero.
     float encode = sf > 0.0f ? sf_g / sf : 0.0f;
@@ -37,5 +46,5 @@ __global__ void nvfp4_quantize_kernel(const __half* __restrict__ a, float sf_g, 
 extern "C" void solution(const __half* a, float sf_g, uint8_t* q, __nv_fp8_e4m3* scale, size_t m, size_t k) {
     size_t nblocks = m * (k / 16);
     if (nblocks == 0) return;
-    nvfp4_quantize_kernel<<<(unsigned)((nblocks + 127) / 128), 128>>>(a, sf_g, q, scale, nblocks);
+    nvfp4_quantize_kernel<<<(unsigned)((nblocks + 127) / 128), 128>>>(a, sf_g, q, scale, nblocks, k / 16);
 }

@@ -10,6 +10,17 @@ def e2m1_codes(y: torch.Tensor) -> torch.Tensor:
     return code | (torch.signbit(y).to(torch.uint8) << 3)
 
 
+def swizzle_into(out: torch.Tensor, scales: torch.Tensor) -> None:
+    """Write [rows, blocks] scales into `out` in flashinfer's layout_128x4: 512-byte tiles of 128 rows x 4 blocks,
+    row-major over the padded tile grid; inside a tile, row r and block b at (r % 32) * 16 + (r // 32) * 4 + b."""
+    rows, blocks = scales.shape
+    row_tiles, col_tiles = (rows + 127) // 128, (blocks + 3) // 4
+    padded = torch.zeros(row_tiles * 128, col_tiles * 4, dtype=torch.uint8, device=scales.device)
+    padded[:rows, :blocks] = scales.view(torch.uint8)
+    tiles = padded.view(row_tiles, 4, 32, col_tiles, 4).permute(0, 3, 2, 1, 4)  # [i, j, r % 32, r // 32, b]
+    out.view(torch.uint8).reshape(-1).copy_(tiles.reshape(-1))
+
+
 def solution(a: torch.Tensor, sf_g: float, q: torch.Tensor, scale: torch.Tensor, m: int, k: int) -> None:
     blocks = a.float().view(m, k // 16, 16)
     amax = blocks.abs().amax(dim=-1)
@@ -17,4 +28,4 @@ def solution(a: torch.Tensor, sf_g: float, q: torch.Tensor, scale: torch.Tensor,
     encode = sf_g / block_scale.float()
     codes = e2m1_codes(blocks * encode.unsqueeze(-1)).view(m, k)
     q.copy_(codes[:, 0::2] | (codes[:, 1::2] << 4))
-    scale.copy_(block_scale)
+    swizzle_into(scale, block_scale)
