@@ -6,7 +6,7 @@ wherever it is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import groupby
 from typing import TypeVar
@@ -54,7 +54,7 @@ def problem_list_page(entries: Sequence[ProblemEntry]) -> str:
                 Html(f'<span class="{esc(e.difficulty)}">{esc(e.difficulty)}</span>'),
                 link(problem_path(e.stored.slug), e.stored.slug),
                 e.stored.title,
-                ", ".join(e.stored.dtypes),
+                ", ".join(e.stored.dtype_labels),
                 "" if e.stored.enabled else Html('<span class="closed">closed</span>'),
             )
             for e in group
@@ -76,7 +76,7 @@ def _summary(entry: ProblemEntry) -> Html:
         return Html(f'<p class="meta">v{stored.version}{closed}</p><p>No description is available.</p>')
     meta = (
         f'<p class="meta"><span class="{esc(info.difficulty)}">{esc(info.difficulty)}</span> · '
-        f"{esc(', '.join(info.tags) or 'general')} · v{stored.version} · dtypes {esc(', '.join(stored.dtypes))}"
+        f"{esc(', '.join(info.tags) or 'general')} · v{stored.version} · dtypes {esc(', '.join(stored.dtype_labels))}"
         f"{closed}</p>"
     )
     return Html(meta + "".join(f"<p>{prose(p)}</p>" for p in info.description.split("\n\n") if p.strip()))
@@ -104,8 +104,13 @@ def _details(entry: ProblemEntry) -> Html:
     return join(parts)
 
 
-def _select(name: str, label: str, options: Sequence[str], chosen: str | None) -> Html:
-    opts = "".join(f'<option value="{esc(o)}"{" selected" if o == chosen else ""}>{esc(o)}</option>' for o in options)
+def _select(
+    name: str, label: str, options: Sequence[str], chosen: str | None, shown: Callable[[str], str] = str
+) -> Html:
+    """A drop-down whose values are `options` (what the query names) and whose texts are `shown(option)`."""
+    opts = "".join(
+        f'<option value="{esc(o)}"{" selected" if o == chosen else ""}>{esc(shown(o))}</option>' for o in options
+    )
     return Html(f'<label>{esc(label)}<select name="{esc(name)}">{opts}</select></label>')
 
 
@@ -116,7 +121,8 @@ def _filters(pb: ProblemBoard) -> Html:
         return Html("")
     fields = [
         _select("gpu", "GPU type", gpus, pb.gpu_type),
-        _select("dtype", "dtype", list(pb.entry.stored.dtypes), pb.dtype),
+        # The values stay the dtype keys the boards are stored under; the texts are what they read as (uint32).
+        _select("dtype", "dtype", list(pb.entry.stored.dtypes), pb.dtype, pb.entry.stored.data_type),
         _select("lang", "language", [ANY_LANGUAGE, *LANGUAGES], pb.language),
     ]
     action = esc(problem_path(pb.entry.stored.slug))
@@ -142,7 +148,8 @@ def _board(pb: ProblemBoard) -> Html:
     lp, board = pb.page, pb.page.board
     lang = "" if board.language == ANY_LANGUAGE else f" · {board.language} only"
     method = f" · {board.method} timing" if board.method else ""
-    caption = Html(f'<p class="meta">{esc(f"{pb.gpu_type} · {pb.dtype}{method}{lang}")}</p>')
+    dtype = board.problem.data_type(pb.dtype)
+    caption = Html(f'<p class="meta">{esc(f"{pb.gpu_type} · {dtype}{method}{lang}")}</p>')
     if not board.rows:
         return head + caption + Html("<p>No ranked submissions on this board yet.</p>")
     rows = [
@@ -164,7 +171,7 @@ def _board(pb: ProblemBoard) -> Html:
         pager.append(link(path_with(problem_path(slug), _board_params(pb, lp.page + 2)), "next →"))
     others = [
         link(path_with(problem_path(slug), {"gpu": b.gpu_type, "dtype": b.dtype, "method": b.method}),
-             f"{b.gpu_type} / {b.dtype} / {b.method} ({b.entries})")
+             f"{b.gpu_type} / {board.problem.data_type(b.dtype)} / {b.method} ({b.entries})")
         for b in pb.boards
         if (b.gpu_type, b.dtype, b.method) != (pb.gpu_type, pb.dtype, board.method)
     ]  # fmt: skip
