@@ -16,10 +16,10 @@ import asyncpg
 
 from core.errors import BadUploadError, ModerationError
 from core.moderation import Actor, create_problem, replace_problem
-from core.problems import ProblemSpec, check_new_problem
+from core.problems import ProblemSpec, check_new_problem, dtype_labels
 from core.store import problems
 from core.store.problems import ProblemVersion
-from problems.catalog import CatalogError, ProblemInfo, info_from_source
+from problems.catalog import CatalogError, ProblemInfo, info_from_source, static_problem
 from runner.api import MAX_SOURCE_BYTES, ValidateReport, ValidateRequest
 from runner.client import ProblemValidator
 
@@ -81,9 +81,10 @@ async def publish_problem(pool: asyncpg.Pool, actor: Actor, candidate: Candidate
     if not candidate.publishable:
         raise ModerationError(f"`{candidate.info.slug}` did not pass its self-test; fix the module and add it again.")
     info = candidate.info
+    # Read again, never run: what its dtypes read as (uint32 for an integer problem) comes from its buffers.
+    problem = static_problem(candidate.source)
     if candidate.existing is None:
-        spec = ProblemSpec(info.slug, info.title, info.version, info.dtypes, info.score_metric, candidate.source)
-        published = await create_problem(pool, actor, spec)
+        published = await create_problem(pool, actor, ProblemSpec.of(problem, candidate.source))
     else:
         published = await replace_problem(
             pool,
@@ -94,6 +95,7 @@ async def publish_problem(pool: asyncpg.Pool, actor: Actor, candidate: Candidate
             score_metric=info.score_metric,
             title=info.title,
             reason="added from Discord",
+            data_types=dtype_labels(problem),
         )
     log.info("problem %s v%d published by %s", published.slug, published.version, actor.external_id)
     return published

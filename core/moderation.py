@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -184,6 +184,7 @@ async def replace_problem(
     score_metric: str = "gflops",
     title: str | None = None,
     reason: str | None = None,
+    data_types: Mapping[str, str] | None = None,
 ) -> problems.ProblemVersion:
     """Publish a new version of a problem. New submissions and the default boards use it; submissions and
     boards of earlier versions stay attached to those versions."""
@@ -202,6 +203,7 @@ async def replace_problem(
             dtypes=dtypes,
             score_metric=score_metric,
             created_by=actor_id,
+            data_types=data_types,
         )
         await problems.set_current_version(conn, current.problem_id, version, title)
         details = {"from_version": current.version, "to_version": version}

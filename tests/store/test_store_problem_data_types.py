@@ -5,11 +5,32 @@ a row stored before the labels were, and absent (the key reads as itself) where 
 from __future__ import annotations
 
 import asyncpg
-from store_helpers import MATMUL
+from store_helpers import MATMUL, MOD
 
+from core.admission import Candidate, publish_problem, read_problem_module
 from core.problems import ProblemSpec, require_problem, sync_problem
 from core.store import problems
 from problems.registry import get_problem
+from runner.api import ValidateReport
+
+# A module as a moderator attaches it: its buffers hold uint32, whatever the float32 key says.
+XOR_MODULE = """
+from problems.base import Param, Problem
+
+
+class VectorXor(Problem):
+    slug = "vector_xor"
+    title = "Vector XOR"
+    description = "output[i] = a[i] ^ b[i]"
+    version = VERSION
+    dtypes = ("float32",)
+    parameters = (
+        Param("a", "input", element="uint32"),
+        Param("b", "input", element="uint32"),
+        Param("output", "output", element="uint32"),
+        Param("n", "scalar", "size_t"),
+    )
+"""
 
 
 async def test_a_finite_field_problem_is_stored_and_read_back_as_uint32(pool: asyncpg.Pool) -> None:
@@ -62,3 +83,15 @@ async def test_labels_of_dtypes_the_version_lacks_or_equal_to_their_key_are_not_
     created = await sync_problem(pool, spec)
     assert dict(created.data_types) == {}
     assert created.data_type("float16") == "float16"
+
+
+async def test_a_problem_module_published_from_chat_keeps_its_labels_new_and_replaced(pool: asyncpg.Pool) -> None:
+    for version in (1, 2):
+        source = XOR_MODULE.replace("VERSION", str(version))
+        _, info = read_problem_module("vector_xor.py", source.encode())
+        existing = await problems.get_problem(pool, "vector_xor")
+        # The runner's self-test is not what this checks: its report is given, as a runner that passed sends it.
+        report = ValidateReport(ok=True, slug="vector_xor", title=info.title, version=version)
+        published = await publish_problem(pool, MOD, Candidate(info, source, report, existing, "local-cpu"))
+        assert published.version == version
+        assert published.data_type("float32") == "uint32"
