@@ -64,7 +64,7 @@ PURE_TOLERANCE = (0.10, 3e-6)
 # A shortfall of the median that the least disturbed batches explain passes only when this many solution batches,
 # each against the fastest calibration batch, account for the reported time. One fast solution batch is no
 # evidence: on an H100 a cheat whose calls took 115 µs on the judge's clock against 60 µs reported (batches of one
-# sample, each about 2 ms of harness) passed once on its least disturbed batch, and was rejected on every rerun.
+# sample, each about 2 ms of harness) passed once on its least disturbed batches, and was rejected on every rerun.
 CORROBORATING_BATCHES = 3
 
 
