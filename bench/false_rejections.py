@@ -7,10 +7,10 @@ CPU burners loading the host, and every verdict counted.
 
 Jobs are timed with the service's own settings (`--measure production`, `MeasureConfig()`, the default) or the
 adversarial suite's quick ones (`--measure quick`), which every run before this option recorded. `--shard K/N`
-runs every N-th entry from the K-th, so that N calls of a bounded length cover the corpus: at the production
-settings the 51 GPU entries need more than one 10-minute command on an H100 (at the quick settings they took
-379 s; the production settings allow ten times the samples and the seconds per case). `--merge` joins the
-shards' reports into one, and says which entries of the corpus none of them ran:
+runs every N-th entry from the K-th, so that N calls of a bounded length cover the corpus: on an H100 with 4
+burners a third of the 53 GPU entries took 116 to 140 s at the production settings
+(bench/results/false_rejections_h100_production.md), the whole 391 s, too close to a 10-minute call with the
+set-up around it. `--merge` joins the shards' reports into one, and says which entries none of them ran:
 
     python bench/false_rejections.py --device gpu --merge SHARD1.md SHARD2.md --out MERGED.md
 

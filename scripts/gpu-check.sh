@@ -6,13 +6,13 @@
 # the commands in GPU_RUN (separated by ";", each logged to $OUT/run-N.txt). Logs go to $OUT (default: ./gpu-logs).
 #
 # The honest GPU corpus runs at the service's measurement settings (MeasureConfig()), in tests/honest and in the
-# bench. With 4 CPU burners, half the corpus per call (the whole took 379 s at the quick settings on an H100,
-# and the production settings allow ten times the samples and seconds per case) aims at 10-minute calls:
+# bench. With 4 CPU burners a third of the corpus took 116 to 140 s on an H100 (the whole 391 s), so one call runs
+# a shard, with room for the set-up:
 #   GPU_TESTS=none GPU_EXAMPLES=0 GPU_RUN='python3 bench/false_rejections.py --device gpu --burners 4
-#     --measure production --shard 1/2 --out $OUT/false_rejections_h100_production_1of2.md' scripts/gpu-check.sh
-# and the same with --shard 2/2 (…_2of2.md); `python3 bench/false_rejections.py --device gpu --merge A.md B.md
-# --out MERGED.md` joins them. ARENA_HONEST_MEASURE=quick times the pytest entries with the quick
-# settings, for a short pass over the whole GPU suite.
+#     --measure production --shard 1/3 --out $OUT/fr_1of3.md' scripts/gpu-check.sh
+# and the same with --shard 2/3 and 3/3; `python3 bench/false_rejections.py --device gpu --merge fr_1of3.md
+# fr_2of3.md fr_3of3.md --out MERGED.md` joins them. ARENA_HONEST_MEASURE=quick times the pytest entries with
+# the quick settings, for a short pass over the whole GPU suite.
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-logs}
 mkdir -p "$OUT"
