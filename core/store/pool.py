@@ -165,23 +165,33 @@ async def open_store(settings: StoreSettings) -> AsyncIterator[Store]:
                 applied = [m.version for m in await migrate(conn)]
             finally:
                 await conn.close()
-        pool = create_pool(
-            dsn,
-            min_size=settings.pool_min_size,
-            max_size=max(settings.pool_max_size, settings.pool_min_size),
-            command_timeout=settings.command_timeout_s,
-        )
-        try:
-            await pool
-        except CONNECT_ERRORS as exc:
-            raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
-        try:
+        async with _opened_pool(settings, dsn, server) as pool:
             yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=applied)
-        finally:
-            await close_pool(pool)
     finally:
         if server is not None:
             await server.stop()
+
+
+@asynccontextmanager
+async def _opened_pool(
+    settings: StoreSettings, dsn: str, server: EmbeddedPostgres | None, role: str | None = None
+) -> AsyncIterator[asyncpg.Pool]:
+    """The store's pool, sized by `settings`, open for the block; an unreachable store named with what to check."""
+    pool = create_pool(
+        dsn,
+        min_size=settings.pool_min_size,
+        max_size=max(settings.pool_max_size, settings.pool_min_size),
+        command_timeout=settings.command_timeout_s,
+        role=role,
+    )
+    try:
+        await pool
+    except CONNECT_ERRORS as exc:
+        raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
+    try:
+        yield pool
+    finally:
+        await close_pool(pool)
 
 
 def _reader_role_statements(role: str, user: str) -> str:
@@ -229,21 +239,8 @@ async def open_reader_store(settings: StoreSettings, role: str = READER_ROLE) ->
             await check_reader_store(conn, dsn, role)
         finally:
             await conn.close()
-        pool = create_pool(
-            dsn,
-            min_size=settings.pool_min_size,
-            max_size=max(settings.pool_max_size, settings.pool_min_size),
-            command_timeout=settings.command_timeout_s,
-            role=role,
-        )
-        try:
-            await pool
-        except CONNECT_ERRORS as exc:
-            raise unreachable(dsn, exc, settings.command_timeout_s, embedded=server is not None) from exc
-        try:
+        async with _opened_pool(settings, dsn, server, role) as pool:
             yield Store(pool=pool, dsn=dsn, embedded=server, applied_migrations=[])
-        finally:
-            await close_pool(pool)
     finally:
         if server is not None:
             await server.stop()
