@@ -84,7 +84,7 @@ class Solution:
 
 def relative_to_job(text: str, path: Path) -> str:
     """`text` with the host folders of the job's scratch area taken out: the user sees "solution.py", not where
-    this runner keeps its jobs. `path` is the submission's file, in <scratch>/work/src."""
+    this runner keeps its jobs. `path` is the submission's file, up to three folders below the job's scratch root."""
     for folder in path.parents[:3]:
         if len(folder.parts) > 2:  # never a top folder such as /tmp, whose name is no secret and is everywhere
             text = text.replace(f"{folder}/", "").replace(str(folder), ".")
