@@ -157,14 +157,19 @@ async def test_v008_archives_the_old_ratings_and_the_contests_are_rated_again_in
         await conn.close()
 
 
-async def test_after_v008_rating_one_contest_first_rates_every_contest_before_it(empty_dsn: str):
-    conn = await asyncpg.connect(empty_dsn)
+async def _migrated_pool(dsn: str) -> asyncpg.Pool:
+    """A pool over a store rated by the old method and then migrated: V008 has set its ratings aside."""
+    conn = await asyncpg.connect(dsn)
     try:
         await _store_rated_by_the_old_method(conn)
         await migrate(conn)
     finally:
         await conn.close()
-    pool = await asyncpg.create_pool(empty_dsn, min_size=1, max_size=2)
+    return await asyncpg.create_pool(dsn, min_size=1, max_size=2)
+
+
+async def test_after_v008_rating_one_contest_first_rates_every_contest_before_it(empty_dsn: str):
+    pool = await _migrated_pool(empty_dsn)
     try:
         changes = await rate_frozen_contest(pool, "week3", now=NOW)
         assert sorted(c.place for c in changes) == [1, 1, 3, 4]
@@ -206,13 +211,7 @@ async def test_arena_db_migrate_rates_the_contests_again_right_after_v008(empty_
 async def test_the_freezers_pass_rates_the_contests_a_migration_at_start_left_unrated(empty_dsn: str):
     # A bot migrates when it starts (ARENA_MIGRATE_ON_START) and never runs `arena db migrate`: its freezer's first
     # pass, with no contest due, must still rate what V008 set aside, or the ratings stay empty until a contest ends.
-    conn = await asyncpg.connect(empty_dsn)
-    try:
-        await _store_rated_by_the_old_method(conn)
-        await migrate(conn)
-    finally:
-        await conn.close()
-    pool = await asyncpg.create_pool(empty_dsn, min_size=1, max_size=2)
+    pool = await _migrated_pool(empty_dsn)
     try:
         report = await freeze_if_due(pool, NOW)
         assert report.frozen == [] and report.waiting == []
