@@ -83,24 +83,27 @@ _MOVE = """
 WITH picked AS ({picked}),
 moved AS (
     UPDATE jobs j SET {sets} FROM picked WHERE j.id = picked.id
-    RETURNING {lease}, picked.state AS from_state
+    RETURNING {lease}, picked.state AS from_state, j.user_id
 ),
 logged AS (
     INSERT INTO job_transitions (job_id, from_state, to_state, attempt, owner, note)
     SELECT job_id, from_state, state, attempts, owner, {note} FROM moved
-)
+){after}
 SELECT * FROM moved
 """
 
 
-def _move_sql(picked: str, sets: str, note: str = "NULL") -> str:
+def _move_sql(picked: str, sets: str, note: str = "NULL", after: str | None = None) -> str:
+    """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement."""
     # Only constant SQL fragments from this module are formatted in; values always travel as $n parameters.
-    return _MOVE.format(picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note)
+    extra = f",\nafter_move AS ({after})" if after else ""
+    return _MOVE.format(picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note, after=extra)
 
 
 def _lease(row: object) -> Lease:
     r = dict(row)  # type: ignore[call-overload]
     r.pop("from_state", None)
+    r.pop("user_id", None)
     return Lease(**r)
 
 
@@ -122,11 +125,53 @@ _CLAIM_SETS = """state = 'dispatched', attempts = j.attempts + 1, lease_owner = 
     lease_until = now() + make_interval(secs => $3), runner = $4, dispatched_at = now()"""
 
 
+# The fair claim. The picked job is, in this order:
+# 1. the oldest ready re-run of the GPU type (a job `requeue` put back: it had its turn already);
+# 2. else the oldest ready job of the user who waits longest: the users with queued jobs of the type, each found by
+#    skipping through `jobs_fair_queue` from one user's first entry to the next (one probe per user, however many
+#    jobs each has), ordered by their last turn on the type (never served first), then by their oldest job.
+# The outer rows are sorted before the lateral lookup and nothing sorts after it, so the nested loop stops at
+# the first user with a job it can lock: one job row is locked, and SKIP LOCKED passes over a user whose only
+# ready job another dispatcher is taking, to the next user. The UNION's second branch runs only when the first
+# found nothing. (Each branch is a subquery of its own: a locking clause may not sit on a UNION's member.)
+_FAIR_PICK = """
+    SELECT * FROM (
+        SELECT id, state FROM jobs WHERE state = 'queued' AND requeued AND gpu_type = $1 AND not_before <= now()
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+    ) AS rerun
+    UNION ALL
+    SELECT * FROM (WITH RECURSIVE waiting AS (
+        (SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1
+         ORDER BY user_id, id LIMIT 1)
+        UNION ALL
+        SELECT next.user_id, next.first_id FROM waiting w CROSS JOIN LATERAL (
+            SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND user_id > w.user_id
+            ORDER BY user_id, id LIMIT 1
+        ) AS next
+    ),
+    turns AS MATERIALIZED (
+        SELECT w.user_id FROM waiting w LEFT JOIN queue_turns t ON t.gpu_type = $1 AND t.user_id = w.user_id
+        ORDER BY t.turn NULLS FIRST, w.first_id
+    )
+    SELECT job.id, job.state FROM turns CROSS JOIN LATERAL (
+        SELECT id, state FROM jobs
+        WHERE state = 'queued' AND gpu_type = $1 AND user_id = turns.user_id AND not_before <= now()
+        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
+    ) AS job
+    LIMIT 1) AS turn
+    LIMIT 1"""
+
+# The claimed job's user takes the next turn on its GPU type, in the claim's own statement.
+_TAKE_TURN = """INSERT INTO queue_turns (gpu_type, user_id, turn)
+    SELECT gpu_type, user_id, nextval('queue_turn_seq') FROM moved
+    ON CONFLICT (gpu_type, user_id) DO UPDATE SET turn = excluded.turn"""
+
+
 async def claim_next(conn: Conn, gpu_type: str, owner: str, lease_s: float, runner: str) -> Lease | None:
-    """The oldest ready queued job for `gpu_type`, dispatched to `runner`; None when the queue is empty."""
-    picked = """SELECT id, state FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND not_before <= now()
-        ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"""
-    row = await conn.fetchrow(_move_sql(picked, _CLAIM_SETS), gpu_type, owner, lease_s, runner)
+    """The next ready queued job for `gpu_type` in the fair order (`_FAIR_PICK`), dispatched to `runner`; None
+    when no job is ready."""
+    sql = _move_sql(_FAIR_PICK, _CLAIM_SETS, after=_TAKE_TURN)
+    row = await conn.fetchrow(sql, gpu_type, owner, lease_s, runner)
     return _lease(row) if row else None
 
 
@@ -202,7 +247,7 @@ async def requeue(conn: Conn, lease: Lease, reason: str, delay_s: float, *, refu
 
     `refund` takes back the attempt this dispatch counted: the runner never got the job (it did not answer)."""
     sets = """state = 'queued', lease_owner = NULL, lease_token = NULL, lease_until = NULL, runner = NULL,
-        not_before = now() + make_interval(secs => $3), last_error = $4,
+        not_before = now() + make_interval(secs => $3), last_error = $4, requeued = true,
         attempts = CASE WHEN $5 THEN greatest(j.attempts - 1, 0) ELSE j.attempts END"""
     row = await conn.fetchrow(
         _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, delay_s, reason, refund
@@ -265,18 +310,47 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
     return JobSpec(**row) if row else None
 
 
+# The place of queued job $1 in the fair order, computed as if the queue stood still (no new jobs, no backoff):
+# the re-runs ahead of it (all of them, for a job that is not one), then round robin from the users' present turn
+# order. Its user's k-th job goes out in round k. Before it go k jobs (or all, if fewer) of each user whose turn
+# comes first, k - 1 (or all) of each user whose turn comes after, and its user's own k - 1. A job not queued
+# has place 0. This reads every queued job of the type once; it serves /quota and the progress message, not
+# the claim.
+_POSITION_CTES = """
+me AS (
+    SELECT j.id, j.gpu_type, j.user_id, j.requeued,
+           (SELECT t.turn FROM queue_turns t WHERE t.gpu_type = j.gpu_type AND t.user_id = j.user_id) AS turn
+    FROM jobs j WHERE j.id = $1 AND j.state = 'queued'
+),
+queue AS (SELECT q.id, q.user_id, q.requeued FROM jobs q, me WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type),
+mine AS (
+    SELECT count(*) FILTER (WHERE q.requeued AND q.id <= me.id) AS reruns_to_me,
+           count(*) FILTER (WHERE q.requeued) AS reruns,
+           count(*) FILTER (WHERE q.user_id = me.user_id AND NOT q.requeued AND q.id <= me.id) AS k
+    FROM queue q, me
+),
+others AS (
+    SELECT q.user_id, count(*) AS n, min(q.id) AS first_id, min(t.turn) AS turn
+    FROM queue q CROSS JOIN me LEFT JOIN queue_turns t ON t.gpu_type = me.gpu_type AND t.user_id = q.user_id
+    WHERE q.user_id <> me.user_id AND NOT q.requeued
+    GROUP BY q.user_id
+),
+place AS (
+    SELECT CASE WHEN me.requeued THEN mine.reruns_to_me ELSE mine.reruns + mine.k + coalesce((
+        SELECT sum(least(o.n, CASE WHEN (coalesce(o.turn, 0), o.first_id)
+                                        < (coalesce(me.turn, 0), (SELECT min(q.id) FROM queue q
+                                                                  WHERE q.user_id = me.user_id))
+                                   THEN mine.k ELSE mine.k - 1 END))
+        FROM others o), 0) END AS position
+    FROM me, mine
+)"""
+
+
 async def queue_position(conn: Conn, job_id: int) -> int:
-    """1 for the next job to dispatch on its GPU type, 2 behind it, ...; 0 once it has left the queue."""
-    value: int = await conn.fetchval(
-        """
-        SELECT CASE WHEN j.state <> 'queued' THEN 0 ELSE
-            (SELECT count(*) FROM jobs q WHERE q.state = 'queued' AND q.gpu_type = j.gpu_type AND q.id <= j.id)
-        END
-        FROM jobs j WHERE j.id = $1
-        """,
-        job_id,
-    )
-    return value
+    """1 for the next job to dispatch on its GPU type, 2 behind it, ...; 0 once it has left the queue. The place
+    is in the fair order (`_POSITION_CTES`), as if no job joined or waited out a backoff meanwhile."""
+    value: int | None = await conn.fetchval(f"WITH {_POSITION_CTES} SELECT position FROM place", job_id)
+    return int(value or 0)
 
 
 # How many of a GPU type's latest finished jobs the start estimate takes the median of.
@@ -301,8 +375,8 @@ class QueueEstimate:
 async def start_estimate(conn: Conn, job_id: int) -> QueueEstimate:
     """The queued job's place, and what the latest jobs of its GPU type took; position 0 once it left the queue."""
     row = await conn.fetchrow(
-        """
-        WITH me AS (SELECT id, gpu_type FROM jobs WHERE id = $1 AND state = 'queued'),
+        f"""
+        WITH {_POSITION_CTES},
         recent AS (
             SELECT extract(epoch FROM j.finished_at - j.started_at)::float8 AS seconds
             FROM jobs j, me
@@ -311,8 +385,7 @@ async def start_estimate(conn: Conn, job_id: int) -> QueueEstimate:
             LIMIT $2
         )
         SELECT
-            (SELECT count(*) FROM jobs q, me WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type AND q.id <= me.id)
-                AS position,
+            coalesce((SELECT position FROM place), 0) AS position,
             (SELECT count(*) FROM jobs r, me WHERE r.state IN ('dispatched', 'running') AND r.gpu_type = me.gpu_type)
                 AS in_flight,
             (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM recent) AS median_job_s

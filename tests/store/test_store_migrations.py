@@ -38,6 +38,7 @@ TABLES = {
     "ratings",
     "rating_history",
     "rating_archive",
+    "queue_turns",
     "schema_migrations",
 }
 
