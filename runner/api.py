@@ -364,6 +364,81 @@ class HealthInfo(_Model):
     torch_loaded: bool = Field(description="whether the daemon process itself imported torch (it must not)")
 
 
+# -- the fleet: what a runner tells the core's API service when it joins its pool (api/, core/fleet.py) ----------
+
+
+class GpuHardware(_Model):
+    """One GPU as the runner found it (nvidia-smi), for the pool check and `/mod runners`."""
+
+    index: int
+    name: str
+    uuid: str
+    gpu_type: str = Field(description="the GPU registry's board key of this device (runner/gpus.py)")
+    memory_mib: int | None = None
+    max_sm_clock_mhz: float | None = None
+    power_limit_w: float | None = None
+
+
+class RunnerHardware(_Model):
+    """What a runner serves with: its devices and the versions of everything that builds and times a job."""
+
+    device: Literal["gpu", "cpu"]
+    gpu_type: str | None = Field(description="the board key its slots serve; None when they mix models")
+    gpus: list[GpuHardware] = Field(default_factory=list)
+    slots: int = Field(ge=1, le=64)
+    driver: str | None = None
+    cuda: str | None = None
+    nvcc: str | None = None
+    ncu: str | None = None
+    torch: str | None = None
+    triton: str | None = None
+    python: str | None = None
+    sandbox: Literal["full", "network", "none"]
+
+
+class RunnerJoinRequest(_Model):
+    """`POST /v1/runners/join`: a bootstrap token for a pool, exchanged for a credential of the runner's own."""
+
+    token: str = Field(min_length=16, max_length=200)
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class RunnerJoined(_Model):
+    """The answer to a join: who the runner is now, the secret it signs and checks with, and its pool's rhythm."""
+
+    runner_id: int
+    secret: str = Field(description="this runner's own HMAC key: it signs its calls to the API with it, and checks "
+                        "the dispatchers' calls to it with it")
+    gpu_type: str = Field(description="the pool it joined")
+    heartbeat_s: float = Field(gt=0, description="send a heartbeat this often")
+    heartbeat_timeout_s: float = Field(gt=0, description="a runner not heard from for this long leaves its pool")
+
+
+class RunnerRegistration(_Model):
+    """`PUT /v1/runners/{id}`: where dispatchers reach the runner, and its hardware."""
+
+    url: str = Field(pattern=r"^https?://", max_length=500)
+    hardware: RunnerHardware
+
+
+class RunnerHeartbeat(_Model):
+    """`POST /v1/runners/{id}/heartbeat`."""
+
+    state: Literal["active", "draining"] = "active"
+    busy_slots: int = Field(0, ge=0)
+    queue_depth: int = Field(0, ge=0)
+
+
+class RunnerStanding(_Model):
+    """What the core makes of a runner: the answer to registration and to every heartbeat."""
+
+    runner_id: int
+    state: Literal["joined", "active", "draining", "left", "revoked", "refused"]
+    gpu_type: str
+    quarantined: bool = False
+    note: str | None = Field(None, description="why it is refused, revoked, left or quarantined")
+
+
 class ValidateRequest(_Model):
     """`POST /v1/problems/validate`: the admission self-test of a problem module."""
 
