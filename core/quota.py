@@ -1,7 +1,9 @@
-"""What a user may still submit in each mode, and when each bucket refills: `/quota` and `arena quota`.
+"""What a user may still submit in each mode, and when each bucket refills, and where their queued jobs stand:
+`/quota` and `arena quota`.
 
 Each mode is a token bucket (`core.store.ratelimits`): `burst` submissions at once, refilled continuously at
-`per_hour` an hour. A user who never submitted has every bucket full.
+`per_hour` an hour. A user who never submitted has every bucket full. Each queued job has its place in the fair
+queue and a start estimate from the latest jobs of its GPU type (`core.store.jobs.start_estimate`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import asyncpg
 
 from core.ratelimit import describe_wait
 from core.settings import MODES, RateLimitSettings
-from core.store import contests, ratelimits, users
+from core.store import contests, jobs, ratelimits, users
 
 
 @dataclass(frozen=True)
@@ -82,3 +84,75 @@ def describe_quota(quota: ModeQuota) -> str:
 
 def describe_rate(quota: ModeQuota) -> str:
     return f"{quota.burst} at once, {quota.per_hour:g} an hour"
+
+
+# How many of a user's queued jobs `/quota` places: each place reads its GPU type's whole queue once.
+QUEUE_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class QueuedRun:
+    job: jobs.QueuedJob
+    estimate: jobs.QueueEstimate
+
+
+@dataclass(frozen=True)
+class UserQueue:
+    queued: int  # every job the user has queued
+    first: list[QueuedRun]  # the first few of them to go out, the soonest first
+
+    @property
+    def next_start_in_s(self) -> float | None:
+        """When the user's next job should start; None with nothing queued or nothing to go by."""
+        return self.first[0].estimate.start_in_s if self.first else None
+
+
+async def user_queue(pool: asyncpg.Pool, external_id: str, *, shown: int = QUEUE_SHOWN) -> UserQueue:
+    """The user's queued jobs: how many, and the first `shown` with their places and start estimates."""
+    user = await users.find_user(pool, external_id)
+    if user is None:
+        return UserQueue(0, [])
+    total, first = await jobs.queued_jobs_of(pool, user.id, shown)
+    runs = [QueuedRun(job, await jobs.start_estimate(pool, job.job_id)) for job in first]
+    # A job dispatched since the list was read has place 0: it is no longer queued.
+    runs = [run for run in runs if run.estimate.position > 0]
+
+    def soonest(run: QueuedRun) -> tuple[float, int]:
+        start = run.estimate.start_in_s
+        return (start if start is not None else float("inf"), run.estimate.position)
+
+    return UserQueue(total, sorted(runs, key=soonest))
+
+
+def describe_start_in(start_in_s: float | None) -> str:
+    """'starts in about 40 seconds', or 'no estimate yet' before any job of its GPU type finished."""
+    if start_in_s is None:
+        return "no estimate yet"
+    return "starts in a few seconds" if start_in_s < 10 else f"starts in about {describe_wait(start_in_s)}"
+
+
+def describe_queued_run(run: QueuedRun) -> str:
+    """'#12 vector_add · ranked on h100 · position 4 · starts in about 40 seconds': the same words everywhere."""
+    job = run.job
+    return (
+        f"#{job.submission_id} {job.slug} · {job.mode} on {job.gpu_type} · position {run.estimate.position} · "
+        f"{describe_start_in(run.estimate.start_in_s)}"
+    )
+
+
+def describe_queue(queue: UserQueue) -> str:
+    """'3 queued · next job starts in about 40 seconds', or 'nothing queued'; no estimate before any job of the
+    GPU type finished."""
+    if not queue.queued:
+        return "nothing queued"
+    if queue.next_start_in_s is None:
+        return f"{queue.queued} queued · no start estimate yet"
+    return f"{queue.queued} queued · next job {describe_start_in(queue.next_start_in_s)}"
+
+
+def queue_lines(queue: UserQueue) -> list[str]:
+    """A line per placed job, then '… and 4 more' for the rest."""
+    lines = [describe_queued_run(run) for run in queue.first]
+    if queue.queued > len(queue.first):
+        lines.append(f"… and {queue.queued - len(queue.first)} more")
+    return lines

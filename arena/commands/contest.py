@@ -52,9 +52,10 @@ def _describe(contest_view: ContestView, now: datetime) -> str:
     c = contest_view.contest
     problems = ", ".join(p.slug for p in contest_view.problems)
     targets = ", ".join(f"{t.gpu_type}/{t.dtype}" for t in contest_view.targets)
+    reserve = "" if c.reserve_share is None else f" · reserves {c.reserve_share:.0%} of its pools while it runs"
     return (
         f"{c.title} ({c.slug}) · {contest_view.state(now)} · {c.visibility.replace('_', '-')}\n"
-        f"{_when(c.starts_at)} → {_when(c.ends_at)} · problems: {problems} · targets: {targets}"
+        f"{_when(c.starts_at)} → {_when(c.ends_at)} · problems: {problems} · targets: {targets}{reserve}"
     )
 
 
@@ -137,6 +138,7 @@ async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
         targets=parse_targets(args.gpus, args.dtypes),
         visibility="invite_only" if args.invite_only else "public",
         ranked_limit=_limit(args),
+        reserve_share=args.reserve_share,
     )
     gpus = _gpu_catalog()
     created = await create_contest(pool, _local(settings), draft, now=now, gpus=gpus)
@@ -160,6 +162,7 @@ async def _edit(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace
         ends_at=parse_when(args.end, now, what="end") if args.end else None,
         problems=await _problems(pool, args.problems) if args.problems else None,
         targets=parse_targets(args.gpus, args.dtypes) if args.gpus else None,
+        reserve_share=args.reserve_share,
         reason=args.reason,
     )
     print(f"edited\n{_describe(edited, now)}")
@@ -243,6 +246,10 @@ def _run(command: Command) -> Callable[[argparse.Namespace], int]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     times = "UTC ISO-8601 with a zone (2030-01-31T18:00Z) or a time from now (in 10m, in 2h)"
+    reserve = (
+        "the fraction of its GPU types' runner slots kept for its ranked runs while it runs, e.g. 0.25: while fewer "
+        "of them are in flight, its oldest queued run goes first"
+    )
     p = sub.add_parser("contest", help="contests: create, edit, cancel, invite, list, show a board, freeze")
     contest = p.add_subparsers(dest="contest_command", required=True)
 
@@ -265,6 +272,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--invite-only", action="store_true", help="only invited users enter (arena contest invite)")
     c.add_argument("--ranked-burst", type=int, help="the contest's own limit on ranked runs: this many at once …")
     c.add_argument("--ranked-per-hour", type=float, help="… refilled at this many an hour (default: practice's)")
+    c.add_argument("--reserve-share", type=float, help=reserve)
     c.set_defaults(func=_run(_create))
 
     c = contest.add_parser("edit", help="change a contest: anything before its start, only title and end after")
@@ -275,6 +283,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--dtypes", help="dtypes, comma-separated (with --gpus)")
     c.add_argument("--start", help=times)
     c.add_argument("--end", help=times)
+    c.add_argument("--reserve-share", type=float, help=f"{reserve}; 0 takes it away (may change while it runs)")
     c.add_argument("--reason", help="recorded in the audit log")
     c.set_defaults(func=_run(_edit))
 

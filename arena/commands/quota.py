@@ -1,4 +1,5 @@
-"""`arena quota`: what a user may still submit in each mode under the store's rate limits, and when it refills.
+"""`arena quota`: what a user may still submit in each mode under the store's rate limits, when it refills, and
+where the user's queued jobs stand (place in the fair queue, start estimate).
 
 The limits are the service's (`ARENA_RATE_*`), as the bot applies them; `arena submit` on this machine lifts them,
 since whoever runs the CLI owns its store.
@@ -12,7 +13,7 @@ import asyncpg
 
 from arena.render import table
 from arena.store_command import store_command
-from core.quota import describe_quota, describe_rate, user_quota
+from core.quota import describe_queue, describe_quota, describe_rate, queue_lines, user_queue, user_quota
 from core.settings import Settings
 
 
@@ -22,11 +23,17 @@ async def _show(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace
     rows = [[q.mode, describe_rate(q), describe_quota(q)] for q in quotas]
     print(f"Submissions left for {external_id}")
     print(table(["mode", "limit", "now"], rows, align="lll"))
+    queue = await user_queue(pool, external_id)
+    print(f"\nQueue: {describe_queue(queue)}")
+    for line in queue_lines(queue):
+        print(f"  {line}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("quota", help="what a user may still submit in each mode, and when it refills")
+    p = sub.add_parser(
+        "quota", help="what a user may still submit in each mode, when it refills, and their queued jobs' places"
+    )
     who = p.add_mutually_exclusive_group()
     who.add_argument("--user", help="a local user (default: you)")
     who.add_argument("--member", help="a store user by external id, e.g. a Discord member's 'discord:<id>'")

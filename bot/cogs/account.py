@@ -14,7 +14,7 @@ from bot.ui.embeds import SubmissionHeader
 from bot.ui.pages import render_quota, render_stats, render_submission
 from bot.ui.results import ResultMessage, as_files, result_message
 from core import browse
-from core.quota import user_quota
+from core.quota import describe_queue, queue_lines, user_queue, user_quota
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -47,11 +47,19 @@ class AccountCog(commands.Cog):
         message = await asyncio.to_thread(_detail_message, detail, self.bot)
         await answer(interaction, embed=message.embed, attachments=as_files(message.files))
 
-    @app_commands.command(name="quota", description="What you may still submit in each mode, and when it refills")
+    @app_commands.command(
+        name="quota", description="What you may still submit in each mode, when it refills, and your queued jobs"
+    )
     async def quota(self, interaction: discord.Interaction) -> None:
         await defer(interaction, public=False)
-        quotas = await user_quota(self.bot.pool, member_key(interaction.user), self.bot.settings.arena.rate)
-        await answer(interaction, embed=render_quota(interaction.user.display_name, quotas))
+        member = member_key(interaction.user)
+        quotas = await user_quota(self.bot.pool, member, self.bot.settings.arena.rate)
+        embed = render_quota(interaction.user.display_name, quotas)
+        queue = await user_queue(self.bot.pool, member)
+        if queue.queued:
+            lines = "\n".join(queue_lines(queue)) or "—"
+            embed.add_field(name=f"queue: {describe_queue(queue)}", value=lines, inline=False)
+        await answer(interaction, embed=embed)
 
     @app_commands.command(name="me", description="Your submissions, leaderboard places and remaining quota")
     async def me(self, interaction: discord.Interaction) -> None:

@@ -1,5 +1,5 @@
 """What moderators do before and while a contest runs: create, edit, cancel and invite, with the checks on what they
-give (slug, title, window, problems, targets, limit)."""
+give (slug, title, window, problems, targets, limit, reserved share)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,8 @@ class ContestDraft:
     visibility: str = "public"
     # Its own limit on ranked runs while it runs, (burst, per hour); None keeps the practice limit.
     ranked_limit: tuple[int, float] | None = None
+    # The share of its targets' runner slots kept for its ranked runs while it runs, in (0, 1]; None or 0: none.
+    reserve_share: float | None = None
 
 
 def _check_title(title: str) -> str:
@@ -60,6 +62,18 @@ def _check_limit(limit: tuple[int, float] | None) -> tuple[int, float] | None:
             f"A contest's limit needs at least 1 ranked run at once and a positive rate, not {burst} and {per_hour:g}."
         )
     return burst, float(per_hour)
+
+
+def _check_share(share: float | None) -> float | None:
+    """The share as stored: None for none (0 says "none" too, so that an edit can take a share away)."""
+    if share is None or share == 0:
+        return None
+    if not 0 < share <= 1:
+        raise InvalidOptionError(
+            f"A contest's reserved share is a fraction of its pool's runner slots, more than 0 and at most 1 "
+            f"(0.25 keeps a quarter), not {share:g}; 0 reserves nothing."
+        )
+    return float(share)
 
 
 def _check_visibility(visibility: str) -> str:
@@ -135,10 +149,17 @@ async def create_contest(
             visibility=visibility,
             created_by=actor_id,
             ranked_limit=_check_limit(draft.ranked_limit),
+            reserve_share=_check_share(draft.reserve_share),
         )
         await _store_problems(conn, contest.id, found)
         await contests.set_targets(conn, contest.id, targets)
-        details = {"starts_at": starts_at.isoformat(), "ends_at": ends_at.isoformat(), "visibility": visibility}
+        details: dict[str, object] = {
+            "starts_at": starts_at.isoformat(),
+            "ends_at": ends_at.isoformat(),
+            "visibility": visibility,
+        }
+        if contest.reserve_share is not None:
+            details["reserve_share"] = contest.reserve_share
         await moderation.audit(conn, actor_id, "contest_create", f"contest:{contest.slug}", None, details)
         created = await view_of(conn, contest)
     log.info("contest %s created by %d: %s to %s", contest.slug, actor_id, format_when(starts_at), format_when(ends_at))
@@ -158,10 +179,12 @@ async def edit_contest(
     visibility: str | None = None,
     problems: Sequence[str] | None = None,
     targets: Sequence[tuple[str, str]] | None = None,
+    reserve_share: float | None = None,
     reason: str | None = None,
 ) -> ContestView:
-    """Change a contest. Before its start anything may change; while it runs only its title and its end (never to
-    a time already past); after its end nothing. New targets are checked against `gpus`, as on creation."""
+    """Change a contest. Before its start anything may change; while it runs only its title, its end (never to
+    a time already past) and its reserved share of the pool (0 takes it away: it changes how soon runs are judged,
+    never what counts); after its end nothing. New targets are checked against `gpus`, as on creation."""
     now = as_utc(now, "current time")
     async with pool.acquire() as conn, conn.transaction():
         contest = await locked_contest(conn, slug)
@@ -176,8 +199,8 @@ async def edit_contest(
         if started and any(value is not None for value in fixed.values()):
             named = ", ".join(name for name, value in fixed.items() if value is not None)
             raise ContestError(
-                f"`{contest.slug}` started at {format_when(contest.starts_at)}; while it runs only its title and its "
-                f"end can change, not its {named}."
+                f"`{contest.slug}` started at {format_when(contest.starts_at)}; while it runs only its title, its "
+                f"end and its reserved share can change, not its {named}."
             )
         new_start = as_utc(starts_at, "start") if starts_at is not None else contest.starts_at
         new_end = as_utc(ends_at, "end") if ends_at is not None else contest.ends_at
@@ -200,6 +223,7 @@ async def edit_contest(
             starts_at=new_start,
             ends_at=new_end,
             visibility=_check_visibility(visibility) if visibility is not None else contest.visibility,
+            reserve_share=_check_share(reserve_share) if reserve_share is not None else contest.reserve_share,
         )
         details: dict[str, object] = {}
         if title is not None:
@@ -214,6 +238,8 @@ async def edit_contest(
             details["problems"] = list(problems)
         if targets is not None:
             details["targets"] = [f"{t.gpu_type}/{t.dtype}" for t in new_targets]
+        if reserve_share is not None:
+            details["reserve_share"] = updated.reserve_share
         actor_id = await actor_user_id(conn, actor)
         await moderation.audit(conn, actor_id, "contest_edit", f"contest:{contest.slug}", reason, details)
         return await view_of(conn, updated)

@@ -34,6 +34,8 @@ class Contest:
     # The contest's own limit on ranked runs while it runs (None: the practice limit applies).
     ranked_burst: int | None = None
     ranked_per_hour: float | None = None
+    # The share of its targets' runner slots kept for its ranked runs while it runs (None: none; V012).
+    reserve_share: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class RatingChange:
 
 
 _CONTEST_COLUMNS = """id, slug, title, starts_at, ends_at, visibility, scoring, created_by, created_at, cancelled_at,
-    frozen_at, rated_at, ranked_burst, ranked_per_hour"""
+    frozen_at, rated_at, ranked_burst, ranked_per_hour, reserve_share"""
 
 
 # -- the contest ------------------------------------------------------------------------------------------------
@@ -118,13 +120,14 @@ async def insert_contest(
     visibility: str,
     created_by: int | None,
     ranked_limit: tuple[int, float] | None = None,
+    reserve_share: float | None = None,
 ) -> Contest:
     burst, per_hour = ranked_limit if ranked_limit is not None else (None, None)
     try:
         row = await conn.fetchrow(
             f"""INSERT INTO contests (slug, title, starts_at, ends_at, visibility, created_by, ranked_burst,
-                                      ranked_per_hour)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING {_CONTEST_COLUMNS}""",
+                                      ranked_per_hour, reserve_share)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING {_CONTEST_COLUMNS}""",
             slug,
             title,
             starts_at,
@@ -133,6 +136,7 @@ async def insert_contest(
             created_by,
             burst,
             per_hour,
+            reserve_share,
         )
     except asyncpg.UniqueViolationError as exc:
         raise ContestExistsError(f"A contest named `{slug}` exists already; pick another slug.") from exc
@@ -162,16 +166,25 @@ async def list_contests(conn: Conn, *, include_cancelled: bool = False) -> list[
 
 
 async def update_contest(
-    conn: Conn, contest_id: int, *, title: str, starts_at: datetime, ends_at: datetime, visibility: str
+    conn: Conn,
+    contest_id: int,
+    *,
+    title: str,
+    starts_at: datetime,
+    ends_at: datetime,
+    visibility: str,
+    reserve_share: float | None,
 ) -> Contest:
     row = await conn.fetchrow(
-        f"""UPDATE contests SET title = $2, starts_at = $3, ends_at = $4, visibility = $5, updated_at = now()
+        f"""UPDATE contests SET title = $2, starts_at = $3, ends_at = $4, visibility = $5, reserve_share = $6,
+            updated_at = now()
         WHERE id = $1 RETURNING {_CONTEST_COLUMNS}""",
         contest_id,
         title,
         starts_at,
         ends_at,
         visibility,
+        reserve_share,
     )
     return Contest(**row)
 

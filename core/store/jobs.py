@@ -7,6 +7,8 @@ over) changes nothing: the token is the fence that makes a job finish exactly on
 
 from __future__ import annotations
 
+import functools
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,27 +127,73 @@ _CLAIM_SETS = """state = 'dispatched', attempts = j.attempts + 1, lease_owner = 
     lease_until = now() + make_interval(secs => $3), runner = $4, dispatched_at = now()"""
 
 
-# The fair claim. The picked job is, in this order:
-# 1. the oldest ready re-run of the GPU type (a job `requeue` put back: it had its turn already);
-# 2. else the oldest ready job of the user who waits longest: the users with queued jobs of the type, each found by
-#    skipping through `jobs_fair_queue` from one user's first entry to the next (one probe per user, however many
-#    jobs each has), ordered by their last turn on the type (never served first), then by their oldest job.
-# The outer rows are sorted before the lateral lookup and nothing sorts after it, so the nested loop stops at
-# the first user with a job it can lock: one job row is locked, and SKIP LOCKED passes over a user whose only
-# ready job another dispatcher is taking, to the next user. The UNION's second branch runs only when the first
-# found nothing. (Each branch is a subquery of its own: a locking clause may not sit on a UNION's member.)
-_FAIR_PICK = """
-    SELECT * FROM (
-        SELECT id, state FROM jobs WHERE state = 'queued' AND requeued AND gpu_type = $1 AND not_before <= now()
+# The order in which a GPU type's queue serves the modes, most urgent first. A `test` run is the quickest feedback
+# (correctness only) and someone is waiting on it to go on; a `benchmark` run is the next step of the same loop;
+# a `profile` run is a diagnosis its user waits on, but one that holds a runner longer; a `ranked` run only moves a
+# board, which can wait the longest (a contest that needs its runs on time reserves a share of the pool instead,
+# `contests.reserve_share`). Rate limits bound how much of the more urgent modes one user can queue, so they
+# cannot hold the ranked queue back for long. The claim and the queue position both read this one constant.
+MODE_PRIORITY: tuple[str, ...] = ("test", "benchmark", "profile", "ranked")
+assert all(re.fullmatch("[a-z]+", mode) for mode in MODE_PRIORITY)  # they are formatted into SQL as literals
+
+
+def _mode_rank(column: str) -> str:
+    """SQL for the place of the mode in `column` in MODE_PRIORITY (1 = served first)."""
+    modes = ", ".join(f"'{mode}'" for mode in MODE_PRIORITY)
+    return f"array_position(ARRAY[{modes}]::text[], {column})"
+
+
+# 1. The oldest ready re-run of the GPU type (a job `requeue` put back: it had its turn already, and lost it
+#    through no fault of its user).
+_RERUN_PICK = """SELECT * FROM (
+        SELECT id, state FROM jobs
+        WHERE state = 'queued' AND requeued AND gpu_type = $1 AND not_before <= now(){no_ranked}
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-    ) AS rerun
-    UNION ALL
-    SELECT * FROM (WITH RECURSIVE waiting AS (
-        (SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1
+    ) AS rerun"""
+
+# A job of submission `s` counts for contest `c` (running now): a ranked run on one of its problems at the pinned
+# version and on one of its targets, created since its start, by a user who may enter it (as the board counts them,
+# core.store.contests._ENTERED, less the ban check: a banned user cannot submit).
+_CONTEST_RUN = """j.gpu_type = $1 AND j.mode = 'ranked' AND s.id = j.submission_id AND s.created_at >= c.starts_at
+        AND EXISTS (SELECT 1 FROM contest_problems cp WHERE cp.contest_id = c.id AND cp.problem_id = s.problem_id
+                    AND cp.problem_version = s.problem_version)
+        AND EXISTS (SELECT 1 FROM contest_targets ct WHERE ct.contest_id = c.id AND ct.gpu_type = s.gpu_type
+                    AND ct.dtype = s.dtype)
+        AND (c.visibility = 'public' OR EXISTS (SELECT 1 FROM contest_invitations i
+                                                WHERE i.contest_id = c.id AND i.user_id = s.user_id))"""
+
+# 2. The oldest ready job of a running contest that reserves a share of the pool (`contests.reserve_share`) and has
+#    fewer of its runs in flight on this GPU type than that share of the type's runner slots ($5). Contests are few
+#    and their in-flight runs at most the slots, so this is cheap; it is left out of the statement when the caller
+#    knows no slot count.
+_RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
+        SELECT c.id, c.starts_at, c.visibility FROM contests c
+        WHERE c.reserve_share IS NOT NULL AND c.cancelled_at IS NULL AND c.starts_at <= now() AND now() < c.ends_at
+          AND EXISTS (SELECT 1 FROM contest_targets t WHERE t.contest_id = c.id AND t.gpu_type = $1)
+          AND (SELECT count(*) FROM jobs j, submissions s
+               WHERE j.state IN ('dispatched', 'running') AND {_CONTEST_RUN}) < c.reserve_share * $5::int
+        ORDER BY c.starts_at, c.id
+    )
+    SELECT job.id, job.state FROM short c CROSS JOIN LATERAL (
+        SELECT j.id, j.state FROM jobs j, submissions s
+        WHERE j.state = 'queued' AND j.not_before <= now() AND {_CONTEST_RUN}
+        ORDER BY j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED
+    ) AS job
+    LIMIT 1) AS reserved"""
+
+# 3. For each mode in MODE_PRIORITY order, the oldest ready job of the mode of the user who waits longest: the
+#    users with queued jobs of the mode, each found by skipping through `jobs_fair_queue` from one user's first
+#    entry to the next (one probe per user, however many jobs each has), ordered by their last turn on the GPU type
+#    (never served first), then by their oldest job of the mode. The users are sorted before the lateral lookup and
+#    nothing sorts after it, so the nested loop stops at the first user with a job it can lock: one job row is
+#    locked, and SKIP LOCKED passes over a user whose only ready job another dispatcher is taking.
+_MODE_PICK = """SELECT * FROM (WITH RECURSIVE waiting AS (
+        (SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}'
          ORDER BY user_id, id LIMIT 1)
         UNION ALL
         SELECT next.user_id, next.first_id FROM waiting w CROSS JOIN LATERAL (
-            SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND user_id > w.user_id
+            SELECT user_id, id AS first_id FROM jobs
+            WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id > w.user_id
             ORDER BY user_id, id LIMIT 1
         ) AS next
     ),
@@ -155,11 +203,25 @@ _FAIR_PICK = """
     )
     SELECT job.id, job.state FROM turns CROSS JOIN LATERAL (
         SELECT id, state FROM jobs
-        WHERE state = 'queued' AND gpu_type = $1 AND user_id = turns.user_id AND not_before <= now()
+        WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id = turns.user_id
+          AND not_before <= now()
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
     ) AS job
-    LIMIT 1) AS turn
-    LIMIT 1"""
+    LIMIT 1) AS {mode}_turn"""
+
+
+@functools.cache
+def _fair_pick(*, ranked: bool, reserve: bool) -> str:
+    """The fair claim's choice: the branches above, in order, as one UNION ALL under LIMIT 1. An Append runs its
+    branches one after the other and the LIMIT stops it at the first row, so a branch runs only when every branch
+    before it found nothing. (Each branch is a subquery of its own: a locking clause may not sit on a UNION's
+    member.) `ranked` False leaves every ranked job out; `reserve` adds the contest branch (parameter $5)."""
+    branches = [_RERUN_PICK.format(no_ranked="" if ranked else " AND mode <> 'ranked'")]
+    if reserve and ranked:
+        branches.append(_RESERVED_PICK)
+    branches += [_MODE_PICK.format(mode=mode) for mode in MODE_PRIORITY if ranked or mode != "ranked"]
+    return "\n    UNION ALL\n    ".join(branches) + "\n    LIMIT 1"
+
 
 # The claimed job's user takes the next turn on its GPU type, in the claim's own statement.
 _TAKE_TURN = """INSERT INTO queue_turns (gpu_type, user_id, turn)
@@ -167,11 +229,26 @@ _TAKE_TURN = """INSERT INTO queue_turns (gpu_type, user_id, turn)
     ON CONFLICT (gpu_type, user_id) DO UPDATE SET turn = excluded.turn"""
 
 
-async def claim_next(conn: Conn, gpu_type: str, owner: str, lease_s: float, runner: str) -> Lease | None:
-    """The next ready queued job for `gpu_type` in the fair order (`_FAIR_PICK`), dispatched to `runner`; None
-    when no job is ready."""
-    sql = _move_sql(_FAIR_PICK, _CLAIM_SETS, after=_TAKE_TURN)
-    row = await conn.fetchrow(sql, gpu_type, owner, lease_s, runner)
+async def claim_next(
+    conn: Conn,
+    gpu_type: str,
+    owner: str,
+    lease_s: float,
+    runner: str,
+    *,
+    ranked: bool = True,
+    capacity: int | None = None,
+) -> Lease | None:
+    """The next ready queued job for `gpu_type` in the fair order, dispatched to `runner`; None when no job is
+    ready. The order: the oldest ready re-run; a reserving contest's oldest job while it is short of its share of
+    `capacity` (the GPU type's runner slots; None: no share applies); then the modes in MODE_PRIORITY order, and
+    within a mode round robin over users. `ranked` False (a quarantined runner) never gets a ranked job."""
+    if capacity is not None and capacity < 0:
+        raise ValueError(f"capacity {capacity} is not a number of runner slots; pass 0 or more, or None")
+    reserve = capacity is not None
+    sql = _move_sql(_fair_pick(ranked=ranked, reserve=reserve), _CLAIM_SETS, after=_TAKE_TURN)
+    args: tuple[object, ...] = (gpu_type, owner, lease_s, runner) + ((capacity,) if reserve and ranked else ())
+    row = await conn.fetchrow(sql, *args)
     return _lease(row) if row else None
 
 
@@ -267,6 +344,35 @@ async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None
     return row is not None
 
 
+@dataclass(frozen=True)
+class QueuedJob:
+    """One of a user's queued jobs, as `/quota` lists them."""
+
+    job_id: int
+    submission_id: int
+    slug: str
+    mode: str
+    gpu_type: str
+
+
+async def queued_jobs_of(conn: Conn, user_id: int, limit: int) -> tuple[int, list[QueuedJob]]:
+    """How many jobs the user has queued, and the first `limit` of them roughly in the order they go out: re-runs,
+    then by mode (MODE_PRIORITY), then oldest first (`start_estimate` gives each its real place)."""
+    rows = await conn.fetch(
+        f"""
+        SELECT j.id AS job_id, j.submission_id, p.slug, j.mode, j.gpu_type, count(*) OVER () AS total
+        FROM jobs j JOIN submissions s ON s.id = j.submission_id JOIN problems p ON p.id = s.problem_id
+        WHERE j.user_id = $1 AND j.state = 'queued'
+        ORDER BY j.requeued DESC, {_mode_rank("j.mode")}, j.id
+        LIMIT $2
+        """,
+        user_id,
+        limit,
+    )
+    total = int(rows[0]["total"]) if rows else 0
+    return total, [QueuedJob(**{k: v for k, v in r.items() if k != "total"}) for r in rows]
+
+
 async def get_job(conn: Conn, job_id: int) -> Job | None:
     row = await conn.fetchrow(
         """SELECT id, submission_id, gpu_type, state, attempts, lease_owner, runner, last_error, created_at,
@@ -310,36 +416,41 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
     return JobSpec(**row) if row else None
 
 
-# The place of queued job $1 in the fair order, computed as if the queue stood still (no new jobs, no backoff):
-# the re-runs ahead of it (all of them, for a job that is not one), then round robin from the users' present turn
-# order. Its user's k-th job goes out in round k. Before it go k jobs (or all, if fewer) of each user whose turn
-# comes first, k - 1 (or all) of each user whose turn comes after, and its user's own k - 1. A job not queued
-# has place 0. This reads every queued job of the type once; it serves /quota and the progress message, not
-# the claim.
-_POSITION_CTES = """
+# The place of queued job $1 in the fair order, computed as if the queue stood still (no new jobs, no backoff, no
+# contest reserve): the re-runs ahead of it (all of them, for a job that is not one), then every queued job of a
+# mode served before its own (MODE_PRIORITY), then round robin within its mode from the users' present turn order.
+# Its user's k-th job of the mode goes out in round k. Before it go k jobs (or all, if fewer) of the mode of each
+# user whose turn comes first, k - 1 (or all) of each user whose turn comes after, and its user's own k - 1. A job
+# not queued has place 0. This reads every queued job of the type once; it serves /quota and the progress
+# message, not the claim.
+_POSITION_CTES = f"""
 me AS (
-    SELECT j.id, j.gpu_type, j.user_id, j.requeued,
+    SELECT j.id, j.gpu_type, j.user_id, j.mode, j.requeued, {_mode_rank("j.mode")} AS mode_rank,
            (SELECT t.turn FROM queue_turns t WHERE t.gpu_type = j.gpu_type AND t.user_id = j.user_id) AS turn
     FROM jobs j WHERE j.id = $1 AND j.state = 'queued'
 ),
-queue AS (SELECT q.id, q.user_id, q.requeued FROM jobs q, me WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type),
+queue AS (
+    SELECT q.id, q.user_id, q.mode, q.requeued, {_mode_rank("q.mode")} AS mode_rank
+    FROM jobs q, me WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type
+),
 mine AS (
     SELECT count(*) FILTER (WHERE q.requeued AND q.id <= me.id) AS reruns_to_me,
            count(*) FILTER (WHERE q.requeued) AS reruns,
-           count(*) FILTER (WHERE q.user_id = me.user_id AND NOT q.requeued AND q.id <= me.id) AS k
+           count(*) FILTER (WHERE NOT q.requeued AND q.mode_rank < me.mode_rank) AS earlier_modes,
+           count(*) FILTER (WHERE q.user_id = me.user_id AND q.mode = me.mode AND NOT q.requeued AND q.id <= me.id)
+               AS k,
+           min(q.id) FILTER (WHERE q.user_id = me.user_id AND q.mode = me.mode) AS first_id
     FROM queue q, me
 ),
 others AS (
-    SELECT q.user_id, count(*) AS n, min(q.id) AS first_id, min(t.turn) AS turn
+    SELECT q.user_id, count(*) FILTER (WHERE NOT q.requeued) AS n, min(q.id) AS first_id, min(t.turn) AS turn
     FROM queue q CROSS JOIN me LEFT JOIN queue_turns t ON t.gpu_type = me.gpu_type AND t.user_id = q.user_id
-    WHERE q.user_id <> me.user_id AND NOT q.requeued
+    WHERE q.user_id <> me.user_id AND q.mode = me.mode
     GROUP BY q.user_id
 ),
 place AS (
-    SELECT CASE WHEN me.requeued THEN mine.reruns_to_me ELSE mine.reruns + mine.k + coalesce((
-        SELECT sum(least(o.n, CASE WHEN (coalesce(o.turn, 0), o.first_id)
-                                        < (coalesce(me.turn, 0), (SELECT min(q.id) FROM queue q
-                                                                  WHERE q.user_id = me.user_id))
+    SELECT CASE WHEN me.requeued THEN mine.reruns_to_me ELSE mine.reruns + mine.earlier_modes + mine.k + coalesce((
+        SELECT sum(least(o.n, CASE WHEN (coalesce(o.turn, 0), o.first_id) < (coalesce(me.turn, 0), mine.first_id)
                                    THEN mine.k ELSE mine.k - 1 END))
         FROM others o), 0) END AS position
     FROM me, mine

@@ -166,7 +166,10 @@ async def test_quota_shows_each_modes_submissions_left_and_when_they_come_back(a
     message = await fake.wait_for_original(reply, lambda m: bool(m.embeds))
     assert message.ephemeral
     embed = message.embeds[0]
-    fields = {f["name"].split(" ")[0]: f["value"] for f in embed["fields"]}
-    assert list(fields) == ["test", "benchmark", "ranked", "profile"]
-    assert fields["ranked"].startswith(f"{rate.ranked_burst - 1} of {rate.ranked_burst} left · next in ")
-    assert fields["test"] == f"{rate.test_burst} of {rate.test_burst} left · full"
+    fields = {f["name"].split(" ")[0]: f for f in embed["fields"]}
+    assert list(fields) == ["test", "benchmark", "ranked", "profile", "queue:"]
+    assert fields["ranked"]["value"].startswith(f"{rate.ranked_burst - 1} of {rate.ranked_burst} left · next in ")
+    assert fields["test"]["value"] == f"{rate.test_burst} of {rate.test_burst} left · full"
+    # No runner serves h100 here, so the run waits first in its queue, with no finished job to estimate from.
+    assert fields["queue:"]["name"] == "queue: 1 queued · no start estimate yet"
+    assert " · ranked on h100 · position 1 · no estimate yet" in fields["queue:"]["value"]

@@ -135,6 +135,8 @@ def test_quota_lists_every_mode_with_its_limit_and_whats_left():
     proc = arena("quota", "--member", "discord:4242")
     assert proc.returncode == 0, proc.stderr
     assert "Submissions left for discord:4242" in proc.stdout
-    rows = {line.split()[0]: line for line in proc.stdout.splitlines()[3:] if line.strip()}
+    table, queue = proc.stdout.split("\n\n")
+    rows = {line.split()[0]: line for line in table.splitlines()[3:] if line.strip()}
     assert list(rows) == ["test", "benchmark", "ranked", "profile"]
+    assert queue.strip() == "Queue: nothing queued"
     assert "2 at once, 6 an hour" in rows["profile"] and rows["profile"].endswith("2 of 2 left · full")

@@ -92,3 +92,18 @@ def test_contest_targets_are_checked_and_a_gpu_without_a_runner_here_is_warned_a
     assert unserved.returncode == 0, unserved.stderr
     assert f"warning: No runner serves `{elsewhere}`: nobody can enter `cup` there until one does." in unserved.stderr
     assert f"targets: cpu/float32, {elsewhere}/float32" in unserved.stdout
+
+
+def test_a_contest_reserves_a_share_of_its_pool_and_says_so():
+    env = arena_env(tempfile.mkdtemp(prefix="arena-cli-contest-reserve-"))
+    window = ("--start", "in 1h", "--end", "in 2h")
+    common = ("--title", "Cup", "--problems", "vector_add", "--gpus", "cpu", *window)
+    too_much = arena("contest", "create", "cup", *common, "--reserve-share", "1.5", env=env)
+    assert too_much.returncode == 2, too_much.stderr
+    assert "more than 0 and at most 1" in too_much.stderr
+    created = arena("contest", "create", "cup", *common, "--reserve-share", "0.25", env=env)
+    assert created.returncode == 0, created.stderr
+    assert "reserves 25% of its pools while it runs" in created.stdout
+    edited = arena("contest", "edit", "cup", "--reserve-share", "0", env=env)
+    assert edited.returncode == 0, edited.stderr
+    assert "reserves" not in edited.stdout

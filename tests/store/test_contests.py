@@ -226,7 +226,9 @@ async def test_problems_and_targets_change_only_before_the_start_and_the_end_nev
     edited = await edit_contest(pool, MOD, "spring", now=CREATED, problems=["matmul", "vector_add"], gpus=GPUS)
     assert [p.slug for p in edited.problems] == ["matmul", "vector_add"]
     running = START + timedelta(seconds=30)
-    with pytest.raises(ContestError, match="only its title and its end can change, not its problems"):
+    with pytest.raises(
+        ContestError, match="only its title, its end and its reserved share can change, not its problems"
+    ):
         await edit_contest(pool, MOD, "spring", now=running, problems=["vector_add"], gpus=GPUS)
     with pytest.raises(ContestError, match="has passed"):
         await edit_contest(pool, MOD, "spring", now=running, ends_at=START + timedelta(seconds=20), gpus=GPUS)

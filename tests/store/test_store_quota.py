@@ -1,12 +1,13 @@
-"""`/quota` and `arena quota`: each mode's submissions left, the next refill and the full bucket, from Postgres."""
+"""`/quota` and `arena quota`: each mode's submissions left, the next refill and the full bucket, and the user's queued
+jobs with their places and start estimates, from Postgres."""
 
 from __future__ import annotations
 
 import asyncpg
 import pytest
-from store_helpers import add_problems, request
+from store_helpers import ROOMY, add_problems, request
 
-from core.quota import ModeQuota, describe_quota, user_quota
+from core.quota import ModeQuota, describe_queue, describe_quota, queue_lines, user_queue, user_quota
 from core.settings import MODES, RateLimitSettings
 from core.submissions import submit
 
@@ -48,3 +49,30 @@ async def test_submissions_take_from_their_own_modes_bucket_and_say_when_it_refi
 )
 def test_the_quota_reads_the_same_words_everywhere(available: float, expected: str) -> None:
     assert describe_quota(ModeQuota("profile", available, burst=2, per_hour=6)) == expected
+
+
+async def test_the_queue_lists_the_users_next_jobs_with_their_fair_places_and_start_estimates(
+    pool: asyncpg.Pool,
+) -> None:
+    await add_problems(pool)
+    assert describe_queue(await user_queue(pool, "discord:alice")) == "nothing queued"
+    # One finished job of 20 s on h100: the estimate's median.
+    past = await submit(pool, request("past"), ROOMY)
+    await pool.execute(
+        "UPDATE jobs SET state = 'done', started_at = now() - interval '20 seconds', finished_at = now() WHERE id = $1",
+        past.job_id,
+    )
+    for _ in range(3):
+        await submit(pool, request("heavy"), ROOMY)
+    ranked = [await submit(pool, request("alice"), ROOMY) for _ in range(2)]
+    test = await submit(pool, request("alice", mode="test"), ROOMY)
+    queue = await user_queue(pool, "discord:alice", shown=2)
+    assert queue.queued == 3
+    # The test run goes first of all (its mode first); the ranked run after heavy's first, whose job is older.
+    assert [(run.job.job_id, run.estimate.position) for run in queue.first] == [(test.job_id, 1), (ranked[0].job_id, 3)]
+    assert describe_queue(queue) == "3 queued · next job starts in about 20 seconds"
+    assert queue_lines(queue) == [
+        f"#{test.submission_id} vector_add · test on h100 · position 1 · starts in about 20 seconds",
+        f"#{ranked[0].submission_id} vector_add · ranked on h100 · position 3 · starts in about 60 seconds",
+        "… and 1 more",
+    ]
