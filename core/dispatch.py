@@ -94,11 +94,59 @@ def _host_busy(result: SubmissionResult) -> bool:
 class RunnerPool:
     """The runners this dispatcher may use, and which of their slots are busy."""
 
-    def __init__(self, runners: Iterable[JobRunner]) -> None:
+    def __init__(self, runners: Iterable[JobRunner] = ()) -> None:
         self._runners = {r.name: r for r in runners}
         self._busy: dict[str, int] = dict.fromkeys(self._runners, 0)
         self._down: dict[str, float] = {}
+        # The fleet's view (`update`): runners no longer listed that still finish a job in flight (`gone`), runners
+        # that finish their jobs but take no new one (`draining`), and those whose canaries drifted (no ranked job).
+        self._gone: set[str] = set()
+        self._draining: set[str] = set()
+        self._quarantined: set[str] = set()
         self.freed = asyncio.Event()
+
+    def update(
+        self, runners: Iterable[JobRunner], *, draining: Iterable[str] = (), quarantined: Iterable[str] = ()
+    ) -> tuple[list[str], list[str]]:
+        """Make the pool the given runners (the fleet's live ones, read from the store): new ones join, a runner
+        object that changed (a runner that joined again) replaces the old one, and one no longer listed leaves
+        once its jobs are done. Returns the names that joined and those that left."""
+        listed = {r.name: r for r in runners}
+        joined = [name for name, r in listed.items() if self._runners.get(name) is not r]
+        for name in joined:
+            self._runners[name] = listed[name]
+            self._busy.setdefault(name, 0)
+            self._down.pop(name, None)
+        left = [name for name in self._runners if name not in listed and name not in self._gone]
+        self._gone = {name for name in self._runners if name not in listed}
+        for name in list(self._gone):
+            if self._busy.get(name, 0) == 0:
+                self._drop(name)
+        self._draining = set(draining) & set(listed)
+        self._quarantined = set(quarantined) & set(listed)
+        if joined:
+            self.freed.set()
+        return joined, left
+
+    def _drop(self, name: str) -> None:
+        self._runners.pop(name, None)
+        self._busy.pop(name, None)
+        self._down.pop(name, None)
+        self._gone.discard(name)
+
+    def is_live(self, name: str) -> bool:
+        """Whether the runner is still in the pool: listed by the fleet (always, in a static pool)."""
+        return name in self._runners and name not in self._gone
+
+    def quarantined(self, name: str) -> bool:
+        return name in self._quarantined
+
+    def capacity(self, gpu_type: str) -> int:
+        """The slots of the runners of `gpu_type` that take new jobs."""
+        return sum(r.slots for r in self._runners.values() if r.gpu_type == gpu_type and self._takes_jobs(r.name))
+
+    def _takes_jobs(self, name: str) -> bool:
+        return name not in self._gone and name not in self._draining
 
     def gpu_types(self) -> list[str]:
         return sorted({r.gpu_type for r in self._runners.values()})
@@ -108,7 +156,10 @@ class RunnerPool:
         free = [
             r
             for r in self._runners.values()
-            if r.gpu_type == gpu_type and self._busy[r.name] < r.slots and r.name not in self._down
+            if r.gpu_type == gpu_type
+            and self._busy[r.name] < r.slots
+            and r.name not in self._down
+            and self._takes_jobs(r.name)
         ]
         if not free:
             return None
@@ -119,14 +170,17 @@ class RunnerPool:
     def acquire_named(self, name: str) -> JobRunner | None:
         """Reserve a slot on the runner called `name` (to re-attach to a job it holds)."""
         runner = self._runners.get(name)
-        if runner is None or self._busy[name] >= runner.slots:
+        if runner is None or name in self._gone or self._busy[name] >= runner.slots:
             return None
         self._busy[name] += 1
         return runner
 
     def release(self, runner: JobRunner, *, wake: bool = True) -> None:
         """Give a slot back; `wake` tells the dispatcher that there is room for another job."""
-        self._busy[runner.name] -= 1
+        if runner.name in self._busy:
+            self._busy[runner.name] = max(self._busy[runner.name] - 1, 0)
+            if self._busy[runner.name] == 0 and runner.name in self._gone:
+                self._drop(runner.name)
         if wake:
             self.freed.set()
 
@@ -350,7 +404,15 @@ class Dispatcher:
         for gpu_type in self._runners.gpu_types():
             while (runner := self._runners.acquire(gpu_type)) is not None:
                 try:
-                    lease = await jobs.claim_next(self._pool, gpu_type, self.owner, self._settings.lease_s, runner.name)
+                    lease = await jobs.claim_next(
+                        self._pool,
+                        gpu_type,
+                        self.owner,
+                        self._settings.lease_s,
+                        runner.name,
+                        ranked=not self._runners.quarantined(runner.name),
+                        capacity=self._runners.capacity(gpu_type),
+                    )
                 except BaseException:
                     # The claim never reached the store, or its answer was lost: the slot is free either way.
                     self._runners.release(runner, wake=False)
@@ -431,7 +493,7 @@ class Dispatcher:
     async def _execute(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         heartbeat = asyncio.create_task(self._heartbeat(lease))
         try:
-            result = await self._run_on(lease, runner, attach=attach)
+            result = await self._run_while_live(lease, runner, attach=attach)
             if result is None:
                 return None
             if _host_busy(result) and lease.attempts < self._settings.max_attempts:
@@ -451,6 +513,26 @@ class Dispatcher:
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
             self._runners.release(runner)
+
+    async def _run_while_live(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
+        """`_run_on`, given up when the runner leaves its pool (its heartbeats stopped, it was revoked): then the
+        job goes back to the head of the queue at once, an attempt counted, and runs on another runner. A result
+        the old runner sends later finds the lease gone and is dropped."""
+        follow = asyncio.create_task(self._run_on(lease, runner, attach=attach), name=f"follow-{lease.job_id}")
+        try:
+            while True:
+                done, _ = await asyncio.wait({follow}, timeout=self._settings.runner_probe_s)
+                if done:
+                    return follow.result()
+                if not self._runners.is_live(runner.name):
+                    break
+        finally:
+            if not follow.done():
+                follow.cancel()
+                await asyncio.gather(follow, return_exceptions=True)
+        log.warning("job %d: runner %s left its pool while it held the job; requeueing", lease.job_id, runner.name)
+        await self._retry(lease, f"runner {runner.name} left its pool", backoff=False)
+        return None
 
     async def _run_on(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         """The runner's result, or None when the job went back to the queue or failed (already stored)."""
@@ -534,7 +616,10 @@ class Dispatcher:
 
         return on_event
 
-    async def _retry(self, lease: Lease, reason: str) -> None:
+    async def _retry(self, lease: Lease, reason: str, *, backoff: bool = True) -> None:
+        """Requeue the job (after a back-off, unless the runner is known gone), or fail it once it used its
+        attempts."""
+        backoff_s = self._settings.retry_backoff_s if backoff else 0.0
         state = await self._store(
             "requeue",
             lease,
@@ -543,7 +628,7 @@ class Dispatcher:
                 lease,
                 reason,
                 max_attempts=self._settings.max_attempts,
-                backoff_s=self._settings.retry_backoff_s,
+                backoff_s=backoff_s,
             ),
         )
         if state is None:

@@ -13,7 +13,7 @@ import math
 
 import asyncpg
 
-from core.store import jobs, leaderboard, profiles, submissions
+from core.store import jobs, leaderboard, profiles, ratelimits, submissions
 from core.store.jobs import Lease
 from core.store.pool import Conn
 from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult, TestOutcome
@@ -193,11 +193,13 @@ async def fail_unreachable(pool: asyncpg.Pool, lease: Lease, waited_s: float) ->
 
 
 async def _fail(conn: asyncpg.Connection, lease: Lease, reason: str, message: str) -> bool:
-    """Inside the caller's transaction: the job `failed` for `reason` (the log's), the user told `message`."""
+    """Inside the caller's transaction: the job `failed` for `reason` (the log's), the user told `message`. The
+    failure is the service's, never the user's: the submission's rate-limit token goes back to its user."""
     if not await jobs.finish(conn, lease, "failed", reason):
         return False
     sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
     assert sub is not None
+    await ratelimits.give_back(conn, sub.user_id, sub.mode)
     error = ErrorInfo(code="internal", message=message)
     outcome = submissions.Outcome("error", None, None, "gflops", "unknown", lease.runner or "none", error)
     await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)

@@ -13,15 +13,33 @@ from pydantic import ValidationError
 from runner.settings import RunnerSettings, SettingsError
 
 
-def serve(host: str | None = None, port: int | None = None, verbose: bool = False) -> int:
-    """Build the settings from RUNNER_* variables (host and port may be overridden) and serve until stopped."""
+def serve(
+    host: str | None = None,
+    port: int | None = None,
+    verbose: bool = False,
+    *,
+    join: str | None = None,
+    token_file: str | None = None,
+    advertise: str | None = None,
+) -> int:
+    """Build the settings from RUNNER_* variables (the command line's over them) and serve until stopped. With a
+    join URL the runner joins its pool at the core's API service and serves with its own credential."""
     from aiohttp import web
 
     from runner.daemon.server import create_app
 
-    overrides = {k: v for k, v in (("host", host), ("port", port)) if v is not None}
+    given = (
+        ("host", host),
+        ("port", port),
+        ("join_url", join),
+        ("token_file", token_file),
+        ("advertise_url", advertise),
+    )
+    overrides = {k: v for k, v in given if v is not None}
     try:
         settings = RunnerSettings(**overrides)
+        if settings.join_url is not None or settings.token_file is not None:
+            return _serve_in_pool(settings, verbose)
         app = create_app(settings)
         ssl_context = settings.server_ssl_context()
     except SettingsError as exc:
@@ -51,6 +69,27 @@ def serve(host: str | None = None, port: int | None = None, verbose: bool = Fals
     return 0
 
 
+def _serve_in_pool(settings: RunnerSettings, verbose: bool) -> int:
+    import asyncio
+
+    from runner.daemon.membership import MembershipError
+    from runner.daemon.pool_member import serve_in_pool
+
+    logging.getLogger().setLevel(logging.DEBUG if verbose else logging.INFO)
+    logging.getLogger(__name__).info("runner %s joining its pool at %s", settings.name, settings.join_url)
+    try:
+        asyncio.run(serve_in_pool(settings))
+    except MembershipError as exc:
+        raise SettingsError(str(exc)) from exc
+    except OSError as exc:
+        if "bind" not in str(exc.strerror or exc) and exc.errno not in _LISTEN_ADVICE:
+            raise
+        raise SettingsError(
+            f"The runner cannot listen: {exc.strerror}. {_LISTEN_ADVICE.get(exc.errno or 0, '')}"
+        ) from exc
+    return 0
+
+
 _LISTEN_ADVICE = {
     errno.EADDRINUSE: "Stop whatever listens there, or choose another port with --port (or RUNNER_PORT).",
     errno.EADDRNOTAVAIL: "Choose an address of this machine with --host (or RUNNER_HOST), such as 0.0.0.0.",
@@ -67,6 +106,16 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def add_join_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--join", metavar="URL", help="join a pool at the core's API service (RUNNER_JOIN_URL)")
+    parser.add_argument("--token-file", metavar="F", help="file holding the pool's bootstrap token (RUNNER_TOKEN_FILE)")
+    parser.add_argument(
+        "--advertise",
+        metavar="URL",
+        help="where dispatchers reach this runner (RUNNER_ADVERTISE_URL); default: the listen address",
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m runner", description="the Kernel Arena GPU runner daemon")
     parser.add_argument("-v", "--verbose", action="store_true")
@@ -74,10 +123,13 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser = sub.add_parser("serve", help="serve the runner HTTP API (settings from RUNNER_* variables)")
     serve_parser.add_argument("--host")
     serve_parser.add_argument("--port", type=int)
+    add_join_arguments(serve_parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     try:
-        return serve(args.host, args.port, args.verbose)
+        return serve(
+            args.host, args.port, args.verbose, join=args.join, token_file=args.token_file, advertise=args.advertise
+        )
     except SettingsError as exc:
         print(f"error: {exc}", file=sys.stderr)  # noqa: T201
         return 2

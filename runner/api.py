@@ -7,6 +7,7 @@ these models, serialised as JSON.
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -283,7 +284,15 @@ def arithmetic_mean(values: list[float]) -> float | None:
 
 JobState = Literal["queued", "running", "done", "cancelled"]
 ApiErrorCode = Literal[
-    "unauthorized", "bad_request", "not_found", "conflict", "queue_full", "payload_too_large", "internal"
+    "unauthorized",
+    "forbidden",
+    "bad_request",
+    "not_found",
+    "conflict",
+    "queue_full",
+    "payload_too_large",
+    "unavailable",
+    "internal",
 ]
 
 
@@ -407,8 +416,10 @@ class RunnerJoined(_Model):
     """The answer to a join: who the runner is now, the secret it signs and checks with, and its pool's rhythm."""
 
     runner_id: int
-    secret: str = Field(description="this runner's own HMAC key: it signs its calls to the API with it, and checks "
-                        "the dispatchers' calls to it with it")
+    secret: str = Field(
+        description="this runner's own HMAC key: it signs its calls to the API with it, and checks "
+        "the dispatchers' calls to it with it"
+    )
     gpu_type: str = Field(description="the pool it joined")
     heartbeat_s: float = Field(gt=0, description="send a heartbeat this often")
     heartbeat_timeout_s: float = Field(gt=0, description="a runner not heard from for this long leaves its pool")
@@ -476,3 +487,28 @@ class ApiError(_Model):
     """Every error answer of the runner: `{"error": {"code", "message"}}` with a real HTTP status."""
 
     error: ApiErrorBody
+
+
+# -- canaries: a fixed set of reference kernels every runner times, so the core can tell when its timing drifts --
+
+
+class CanaryTiming(_Model):
+    """One reference kernel's measurement on one slot (runner/daemon/canary_kernels.py)."""
+
+    name: str = Field(min_length=1, max_length=64, description="the kernel's name within its set, e.g. `add_fp32_2^24`")
+    median_us: float = Field(gt=0, description="the median of the samples, in microseconds")
+    rse: float = Field(ge=0, description="the relative standard error of that median (0.01 = 1 %)")
+    samples: int = Field(ge=1)
+
+
+class CanaryReport(_Model):
+    """What one slot's canary run measured. Reports are compared only within one `set_version` and `gpu_type`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    device: Literal["gpu", "cpu"]
+    gpu_type: str = Field(min_length=1, max_length=64, description="the board key of the slot's device (`cpu`)")
+    set_version: int = Field(ge=1, description="changes whenever the kernel set or how it is timed changes")
+    timings: list[CanaryTiming] = Field(min_length=1)
+    sm_clock_mhz: float | None = Field(None, gt=0, description="the SM clock read while the GPU ran a canary")
+    measured_at: datetime

@@ -71,6 +71,15 @@ def sign_headers(
     return {TIMESTAMP_HEADER: timestamp, SIGNATURE_HEADER: signature(secret, timestamp, method, path_qs, body)}
 
 
+RUNNER_HEADER = "X-Arena-Runner"
+
+
+def runner_sign_headers(runner_id: int, secret: bytes, method: str, path_qs: str, body: bytes = b"") -> dict[str, str]:
+    """The headers that sign a runner's own call to the core's API service: its id, and the two headers above under
+    the secret it got when it joined its pool (checked by `api.runner_auth`)."""
+    return {RUNNER_HEADER: str(runner_id), **sign_headers(secret, method, path_qs, body)}
+
+
 @dataclass(frozen=True)
 class Accepted:
     """A signature that passed `Verifier.verify`, and when it may be forgotten (Unix time)."""

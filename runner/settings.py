@@ -105,6 +105,20 @@ class RunnerSettings(BaseSettings):
     tls_cert_file: Path | None = Field(None, description="PEM certificate chain; with tls_key_file, serve HTTPS")
     tls_key_file: Path | None = Field(None, description="PEM private key (unencrypted) of tls_cert_file")
 
+    join_url: str | None = Field(
+        None, pattern=r"^https?://", description="the core's API service to join a pool at (with token_file)"
+    )
+    token_file: Path | None = Field(None, description="file holding the pool's bootstrap token (with join_url)")
+    advertise_url: str | None = Field(
+        None,
+        pattern=r"^https?://",
+        description="where dispatchers reach this runner (in Kubernetes, the pod's address); default: the listen "
+        "address and port",
+    )
+    drain_timeout_s: float = Field(
+        360.0, gt=0, description="on SIGTERM, how long the jobs in hand may take to finish before the runner leaves"
+    )
+
     device: Literal["auto", "gpu", "cpu"] = "auto"
     gpus: list[str] | None = Field(None, description="GPU indices or UUIDs to use; default: every GPU found")
     max_queue: int = Field(16, ge=0, description="jobs waiting beyond the running ones; past it, 429")
@@ -187,6 +201,19 @@ class RunnerSettings(BaseSettings):
         if len(key) < 16:
             raise SettingsError("The runner secret is shorter than 16 bytes; use a long random value.")
         return key
+
+    def advertised_url(self) -> str:
+        """Where dispatchers reach this runner. Raises SettingsError when it cannot be told from the listen address."""
+        if self.advertise_url is not None:
+            return self.advertise_url.rstrip("/")
+        if self.host in ("0.0.0.0", "::", ""):
+            raise SettingsError(
+                f"RUNNER_HOST={self.host or '(all)'} listens everywhere, so the address dispatchers reach this runner "
+                f"at is unknown: set RUNNER_ADVERTISE_URL (or --advertise), e.g. http://<pod or host IP>:{self.port}."
+            )
+        scheme = "https" if self.tls_cert_file is not None else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}"
 
     @model_validator(mode="after")
     def _tls_pair(self) -> RunnerSettings:

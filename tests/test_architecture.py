@@ -37,7 +37,7 @@ NAME_LISTS: dict[str, tuple[str, ...]] = {
     "SUBMISSION_STATUSES": names.SUBMISSION_STATUSES,
     "STORED_STATUSES": names.STORED_STATUSES,
 }
-FRONT_ENDS = ("bot", "arena", "web")
+FRONT_ENDS = ("bot", "arena", "web", "api")
 
 
 def _runner_modules(reached: set[str]) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from core.errors import UserFacingError
+from runner.__main__ import add_join_arguments
 
 
 def cmd_runner_serve(args: argparse.Namespace) -> int:
@@ -12,7 +13,9 @@ def cmd_runner_serve(args: argparse.Namespace) -> int:
     from runner.settings import SettingsError
 
     try:
-        return serve(args.host, args.port, args.verbose)
+        return serve(
+            args.host, args.port, args.verbose, join=args.join, token_file=args.token_file, advertise=args.advertise
+        )
     except SettingsError as exc:
         raise UserFacingError(str(exc)) from exc
 
@@ -23,4 +26,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve = runner_sub.add_parser("serve", help="serve the runner HTTP API (settings from RUNNER_* variables)")
     serve.add_argument("--host", help="listen address (default RUNNER_HOST or 127.0.0.1)")
     serve.add_argument("--port", type=int, help="listen port (default RUNNER_PORT or 8700)")
+    add_join_arguments(serve)
     serve.set_defaults(func=cmd_runner_serve)

@@ -57,6 +57,12 @@ async def refund(conn: Conn, user_id: int, mode: str, burst: int) -> None:
     )
 
 
+async def give_back(conn: Conn, user_id: int, bucket: str) -> None:
+    """Return the token a submission took, when the service failed it (a lost runner, every attempt used). The
+    bucket may then hold more than its burst; every read caps it (`_AVAILABLE`), so nothing is gained beyond full."""
+    await conn.execute("UPDATE rate_limits SET tokens = tokens + 1 WHERE user_id = $1 AND mode = $2", user_id, bucket)
+
+
 def retry_after_s(available: float, per_hour: float) -> float:
     """Seconds until a whole token is back."""
     return max(0.0, (1.0 - available) * 3600.0 / per_hour)

@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Protocol
+
+import aiohttp
 
 from runner.api import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 from runner.client import EventCallback, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
@@ -246,3 +249,32 @@ class RemoteRunner:
 
     async def health(self) -> HealthInfo:
         return await self._client.health()
+
+
+class FleetMember(Protocol):
+    """What the store knows of a runner that joined the fleet (`core.store.fleet.LiveRunner`)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def gpu_type(self) -> str: ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def secret(self) -> str: ...
+
+
+def fleet_runner(
+    member: FleetMember,
+    session: aiohttp.ClientSession,
+    *,
+    ca_file: str | None = None,
+    allow_plain_http: bool = False,
+) -> RemoteRunner:
+    """The client of a runner that joined the fleet: what it is sent is signed with its own secret."""
+    client = RunnerClient(
+        member.url, member.secret.encode(), session=session, ca_file=ca_file, allow_plain_http=allow_plain_http
+    )
+    return RemoteRunner(member.name, member.gpu_type, member.slots, client)

@@ -47,6 +47,10 @@ class QueueFullError(Exception):
         self.retry_after_s = retry_after_s
 
 
+class DrainingError(Exception):
+    """The runner is draining (it stops soon): it takes no new job. The dispatcher sends the job elsewhere."""
+
+
 class JobConflictError(Exception):
     """A submission id was posted again with a different request."""
 
@@ -134,6 +138,8 @@ class JobManager:
         self.gpus: list[Gpu] = []
         self.peaks: dict[str, MeasuredPeaks] = {}  # by GPU UUID
         self.busy = 0
+        # Set when the runner stops (SIGTERM) or its pool refused it: jobs in hand finish, no new one is taken.
+        self.draining = False
         self.executor: Executor | None = None
         self._ready = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -188,6 +194,11 @@ class JobManager:
     def free_slots(self) -> int:
         return len(self.slots) - self.busy
 
+    @property
+    def idle(self) -> bool:
+        """No job runs or waits."""
+        return self.busy == 0 and not self.queue
+
     # -- commands -------------------------------------------------------------------------------------------
 
     def submit(self, request: JobRequest) -> tuple[Job, bool]:
@@ -200,6 +211,8 @@ class JobManager:
                     "Use a new submission id for a new request."
                 )
             return existing, False
+        if self.draining:
+            raise DrainingError(f"Runner {self.settings.name} is draining before it stops; it takes no new job.")
         self._check_room()
         job = Job(uuid.uuid4().hex, request)
         self.jobs[job.id] = job

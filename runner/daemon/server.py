@@ -38,7 +38,15 @@ from runner.auth import (
     make_auth_middleware,
 )
 from runner.daemon.devices import package_version, slots_gpu_type
-from runner.daemon.jobs import Job, JobConflictError, JobFinishedError, JobManager, QueueFullError, UnknownJobError
+from runner.daemon.jobs import (
+    DrainingError,
+    Job,
+    JobConflictError,
+    JobFinishedError,
+    JobManager,
+    QueueFullError,
+    UnknownJobError,
+)
 from runner.daemon.metrics import Metrics
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
@@ -52,6 +60,7 @@ SETTINGS = web.AppKey("settings", RunnerSettings)
 JOBS = web.AppKey("jobs", JobManager)
 METRICS = web.AppKey("metrics", Metrics)
 VERIFIER = web.AppKey("verifier", Verifier)
+STREAMS = web.AppKey("streams", dict)  # {"open": number of event streams being read now}
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 STREAM_KEEPALIVE_S = 15.0
@@ -85,6 +94,8 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
         return _error(exc.status, code, exc.text or exc.reason)
     except QueueFullError as exc:
         return _error(429, "queue_full", str(exc), {"Retry-After": str(exc.retry_after_s)})
+    except DrainingError as exc:
+        return _error(503, "unavailable", str(exc), {"Retry-After": "5"})
     except UnknownJobError as exc:
         return _error(404, "not_found", f"No job {exc.args[0]} here (unknown, or dropped after its retention time).")
     except (JobConflictError, JobFinishedError) as exc:
@@ -151,11 +162,15 @@ async def job_events(request: web.Request) -> web.StreamResponse:
     after = _after(request)
     response = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-store"})
     await response.prepare(request)
+    streams = request.app[STREAMS]
+    streams["open"] += 1  # a draining runner waits for its results to be read before it leaves
     try:
         await _stream(response, job, after)
         await response.write_eof()
     except ConnectionResetError:
         log.info("job %s: event reader went away after %d", job.id, after)
+    finally:
+        streams["open"] -= 1
     return response
 
 
@@ -335,11 +350,12 @@ async def _jobs_context(app: web.Application) -> AsyncIterator[None]:
     await manager.close()
 
 
-def create_app(settings: RunnerSettings) -> web.Application:
-    """The runner application. Raises SettingsError at once when no secret is configured."""
+def create_app(settings: RunnerSettings, secret: bytes | None = None) -> web.Application:
+    """The runner application, checking requests with `secret` (a fleet runner's own credential) or the configured
+    shared secret. Raises SettingsError at once when neither is there."""
     metrics_store = Metrics()
     replay_log = ReplayLog(settings.replay_log_path())
-    verifier = Verifier(settings.secret_bytes(), settings.clock_skew_s, replay_log=replay_log)
+    verifier = Verifier(secret or settings.secret_bytes(), settings.clock_skew_s, replay_log=replay_log)
     public = {"/v1/openapi.json"} | ({"/metrics"} if settings.metrics_unsigned else set())
     auth = make_auth_middleware(verifier, public, metrics_store.auth_failed)
     app = web.Application(middlewares=[error_middleware, auth], client_max_size=MAX_BODY_BYTES)
@@ -347,6 +363,7 @@ def create_app(settings: RunnerSettings) -> web.Application:
     app[METRICS] = metrics_store
     app[VERIFIER] = verifier
     app[JOBS] = JobManager(settings, metrics_store)
+    app[STREAMS] = {"open": 0}
     app.cleanup_ctx.append(_replay_context)
     app.cleanup_ctx.append(_jobs_context)
     app.add_routes(

@@ -1,0 +1,112 @@
+"""`arena api`: serve the core's HTTP API (runners join and send heartbeats here) and, unless told not to,
+dispatch queued jobs to the fleet's runners. Configured from ARENA_API_*, ARENA_FLEET_* and the store's ARENA_*."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+import aiohttp
+import asyncpg
+from aiohttp import web
+from pydantic import ValidationError
+
+from api.app import create_app
+from api.settings import ApiSettings
+from core.dispatch import Dispatcher, RunnerPool
+from core.errors import UserFacingError
+from core.fleet import FleetSettings, sweep_silent
+from core.fleet_view import FleetView, RunnerFactory
+from core.store.fleet import LiveRunner
+from core.store.pool import open_store
+from runner.client import JobRunner
+from runner.clients.remote import fleet_runner
+
+log = logging.getLogger(__name__)
+
+
+def load_settings(host: str | None = None, port: int | None = None, dispatch: bool | None = None) -> ApiSettings:
+    overrides = {k: v for k, v in (("host", host), ("port", port), ("dispatch", dispatch)) if v is not None}
+    try:
+        return ApiSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+        raise UserFacingError(f"The API's configuration is wrong ({problems}); see the README's table.") from exc
+
+
+def runner_factory(session: aiohttp.ClientSession, fleet: FleetSettings) -> RunnerFactory:
+    """Clients of the fleet's runners, over one HTTP session."""
+
+    def make(live: LiveRunner) -> JobRunner:
+        return fleet_runner(live, session, ca_file=fleet.runner_ca_file, allow_plain_http=fleet.allow_plain_http)
+
+    return make
+
+
+async def _sweep_forever(pool: asyncpg.Pool, fleet: FleetSettings) -> None:
+    while True:
+        with contextlib.suppress(Exception):
+            await sweep_silent(pool, fleet)
+        await asyncio.sleep(fleet.refresh_s)
+
+
+async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> None:
+    """Serve until SIGTERM or SIGINT; then stop taking requests and let in-flight jobs keep their leases."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    async with open_store(settings.arena.store) as store, aiohttp.ClientSession() as session:
+        app = create_app(store.pool, settings)
+        app_runner = web.AppRunner(app, access_log=None)
+        await app_runner.setup()
+        site = web.TCPSite(app_runner, settings.host, settings.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await app_runner.cleanup()
+            raise UserFacingError(
+                f"Cannot listen on {settings.host}:{settings.port} ({exc.strerror or exc}); "
+                "choose another with --port or ARENA_API_PORT."
+            ) from exc
+        tasks: list[asyncio.Task[None]] = []
+        if settings.dispatch:
+            runners = RunnerPool()
+            view = FleetView(store.pool, runners, runner_factory(session, settings.fleet), settings.fleet)
+            dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch)
+            tasks += [asyncio.create_task(view.run(), name="fleet-view"), asyncio.create_task(dispatcher.run())]
+        else:
+            tasks.append(asyncio.create_task(_sweep_forever(store.pool, settings.fleet), name="fleet-sweep"))
+        log.info("API on http://%s:%d%s", settings.host, settings.port, " (dispatching)" if settings.dispatch else "")
+        if ready is not None:
+            ready.set()
+        try:
+            await stop.wait()
+        finally:
+            log.info("API stopping")
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await app_runner.cleanup()
+
+
+def run(
+    host: str | None = None, port: int | None = None, *, dispatch: bool | None = None, verbose: bool = False
+) -> int:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    settings = load_settings(host, port, dispatch)
+    asyncio.run(serve(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run())

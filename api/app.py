@@ -1,0 +1,233 @@
+"""The API service's aiohttp application: `create_app(pool, settings)`.
+
+Routes under `/v1`:
+- `GET /v1/health`: liveness, unauthenticated (a load balancer's or Kubernetes' probe); `GET /v1/ready`: the store
+  answers too.
+- `POST /v1/runners/join`: a bootstrap token for a pool, exchanged for the runner's own credential.
+- `PUT /v1/runners/{id}`, `POST /v1/runners/{id}/heartbeat`, `DELETE /v1/runners/{id}`: register, heartbeat,
+  leave. Each is signed by the runner (`api.runner_auth`).
+- `GET /v1/openapi.json`.
+
+Errors are `{"error": {"code", "message"}}` with a real status, as the runner's own API answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import asyncpg
+from aiohttp import web
+from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
+
+from api.pool_check import pool_mismatch
+from api.runner_auth import authenticate_runner
+from api.settings import ApiSettings
+from core import fleet
+from core.dispatch import STORE_OUTAGE_ERRORS
+from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
+from runner.api import (
+    ApiError,
+    ApiErrorBody,
+    RunnerHeartbeat,
+    RunnerJoined,
+    RunnerJoinRequest,
+    RunnerRegistration,
+    RunnerStanding,
+)
+from runner.auth import RUNNER_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
+
+log = logging.getLogger(__name__)
+
+POOL = web.AppKey("pool", asyncpg.Pool)
+SETTINGS = web.AppKey("settings", ApiSettings)
+MAX_BODY_BYTES = 256 * 1024
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    413: "payload_too_large",
+}
+
+
+def _json(model: BaseModel, status: int = 200) -> web.Response:
+    return web.json_response(text=model.model_dump_json(), status=status)
+
+
+def _error(status: int, code: str, message: str) -> web.Response:
+    body = ApiError(error=ApiErrorBody(code=code, message=message))  # type: ignore[arg-type]
+    return web.json_response(text=body.model_dump_json(), status=status)
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Every failure becomes an ApiError body with a real status; unexpected ones are logged once here."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = _STATUS_CODES.get(exc.status, "internal" if exc.status >= 500 else "bad_request")
+        return _error(exc.status, code, exc.text or exc.reason)
+    except (FleetAuthError, JoinRefusedError) as exc:
+        log.info("%s %s refused: %s", request.method, request.path, exc)
+        return _error(401, "unauthorized", exc.message)
+    except PoolMismatchError as exc:
+        return _error(403, "forbidden", exc.message)
+    except RunnerGoneError as exc:
+        return _error(409, "conflict", exc.message)
+    except ValidationError as exc:
+        parts = [f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]]
+        return _error(400, "bad_request", "The request body is invalid. " + "; ".join(parts))
+    except STORE_OUTAGE_ERRORS:
+        log.warning("%s %s: the store is unreachable", request.method, request.path, exc_info=True)
+        return _error(503, "unavailable", "The arena's store is unreachable; try again shortly.")
+    except Exception:
+        log.exception("%s %s failed", request.method, request.path)
+        return _error(500, "internal", "The API failed on this request; the error is in its log.")
+
+
+def _runner_id(request: web.Request) -> int:
+    raw = request.match_info["runner_id"]
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise web.HTTPNotFound(text=f"No runner {raw!r}.")
+    return int(raw)
+
+
+async def _signed_body(request: web.Request) -> tuple[int, bytes]:
+    runner_id = _runner_id(request)
+    body = await request.read()
+    settings = request.app[SETTINGS]
+    await authenticate_runner(
+        request.app[POOL], runner_id, request.headers, request.method, request.path_qs, body, settings.clock_skew_s
+    )
+    return runner_id, body
+
+
+async def health(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def ready(request: web.Request) -> web.Response:
+    await request.app[POOL].fetchval("SELECT 1")
+    return web.json_response({"status": "ok", "store": "ok"})
+
+
+async def join(request: web.Request) -> web.Response:
+    joined = await fleet.join(
+        request.app[POOL], RunnerJoinRequest.model_validate_json(await request.read()), request.app[SETTINGS].fleet
+    )
+    return _json(joined, 201)
+
+
+async def register(request: web.Request) -> web.Response:
+    runner_id, body = await _signed_body(request)
+    registration = RunnerRegistration.model_validate_json(body)
+    return _json(await fleet.register(request.app[POOL], runner_id, registration, pool_mismatch))
+
+
+async def heartbeat(request: web.Request) -> web.Response:
+    runner_id, body = await _signed_body(request)
+    beat = RunnerHeartbeat.model_validate_json(body or b"{}")
+    return _json(await fleet.heartbeat(request.app[POOL], runner_id, beat))
+
+
+async def leave(request: web.Request) -> web.Response:
+    runner_id, _ = await _signed_body(request)
+    return _json(await fleet.deregister(request.app[POOL], runner_id))
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return web.json_response(openapi_document())
+
+
+def _ref(model: type[BaseModel]) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{model.__name__}"}
+
+
+def _answer(model: type[BaseModel], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ref(model)}}}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the API service, generated from the wire models."""
+    models = [RunnerJoinRequest, RunnerJoined, RunnerRegistration, RunnerHeartbeat, RunnerStanding, ApiError]
+    _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
+    err = _answer(ApiError, "error")
+    runner_id = [{"name": "runner_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
+    signed = [{"runner": [], "signature": [], "timestamp": []}]
+
+    def body(model: type[BaseModel]) -> dict[str, Any]:
+        return {"required": True, "content": {"application/json": {"schema": _ref(model)}}}
+
+    paths = {
+        "/v1/health": {"get": {"summary": "Liveness", "security": [], "responses": {"200": {"description": "ok"}}}},
+        "/v1/ready": {
+            "get": {"summary": "The store answers", "security": [], "responses": {"200": {"description": "ok"}}}
+        },
+        "/v1/runners/join": {
+            "post": {
+                "summary": "Exchange a pool's bootstrap token for a runner credential",
+                "security": [],
+                "requestBody": body(RunnerJoinRequest),
+                "responses": {"201": _answer(RunnerJoined, "joined"), "400": err, "401": err},
+            }
+        },
+        "/v1/runners/{runner_id}": {
+            "parameters": runner_id,
+            "put": {
+                "summary": "Register the runner's address and hardware (refused when not its pool's)",
+                "security": signed,
+                "requestBody": body(RunnerRegistration),
+                "responses": {"200": _answer(RunnerStanding, "registered"), "401": err, "403": err, "409": err},
+            },
+            "delete": {
+                "summary": "Leave the pool",
+                "security": signed,
+                "responses": {"200": _answer(RunnerStanding, "left"), "401": err},
+            },
+        },
+        "/v1/runners/{runner_id}/heartbeat": {
+            "parameters": runner_id,
+            "post": {
+                "summary": "The runner is alive (active or draining)",
+                "security": signed,
+                "requestBody": body(RunnerHeartbeat),
+                "responses": {"200": _answer(RunnerStanding, "standing"), "401": err, "409": err},
+            },
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Kernel Arena API", "version": "1"},
+        "paths": paths,
+        "components": {
+            "schemas": schemas["$defs"],
+            "securitySchemes": {
+                "runner": {"type": "apiKey", "in": "header", "name": RUNNER_HEADER},
+                "signature": {"type": "apiKey", "in": "header", "name": SIGNATURE_HEADER},
+                "timestamp": {"type": "apiKey", "in": "header", "name": TIMESTAMP_HEADER},
+            },
+        },
+    }
+
+
+def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
+    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY_BYTES)
+    app[POOL] = pool
+    app[SETTINGS] = settings
+    app.add_routes(
+        [
+            web.get("/v1/health", health),
+            web.get("/v1/ready", ready),
+            web.post("/v1/runners/join", join),
+            web.put("/v1/runners/{runner_id}", register),
+            web.post("/v1/runners/{runner_id}/heartbeat", heartbeat),
+            web.delete("/v1/runners/{runner_id}", leave),
+            web.get("/v1/openapi.json", openapi),
+        ]
+    )
+    return app

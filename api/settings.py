@@ -1,0 +1,22 @@
+"""Configuration of `arena api`, read once from `ARENA_API_*` variables (and `.env` in development)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.fleet import FleetSettings
+from core.settings import Settings
+
+
+class ApiSettings(BaseSettings):
+    """Everything `arena api` needs. Variables are ARENA_API_<FIELD>; the store's and the dispatcher's are ARENA_*."""
+
+    model_config = SettingsConfigDict(env_prefix="ARENA_API_", extra="ignore", env_file=".env")
+
+    host: str = Field("127.0.0.1", description="listen address; put a TLS proxy in front beyond one machine")
+    port: int = Field(8800, ge=0, le=65535)
+    dispatch: bool = Field(True, description="also run a dispatcher that sends queued jobs to the fleet's runners")
+    clock_skew_s: float = Field(60.0, gt=0, description="largest accepted age of a runner's signed request")
+    fleet: FleetSettings = Field(default_factory=FleetSettings)
+    arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")

@@ -1,0 +1,80 @@
+"""A dispatcher's view of the fleet: the live runners read from the store, kept in its `RunnerPool`.
+
+Every `refresh_s` the view reads the runners that are registered and were heard from within the heartbeat
+timeout, builds a `JobRunner` for each new one (through the front end's `make_runner`, which knows the HTTP
+client), and updates the pool: a runner that joined gets jobs at once, a draining or quarantined one gets no new
+job (no ranked job), and one that left is dropped; the dispatcher requeues the job it held (`Dispatcher`
+watches `RunnerPool.is_live`). It also sweeps silent runners out of their pools, so that the fleet moves on even
+when no API replica runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import asyncpg
+
+from core.dispatch import STORE_ERRORS, RunnerPool
+from core.fleet import FleetSettings, sweep_silent
+from core.store import fleet as store
+from core.store.fleet import LiveRunner
+from runner.client import JobRunner
+
+log = logging.getLogger(__name__)
+
+RunnerFactory = Callable[[LiveRunner], JobRunner]
+"""Builds the client of one live runner: its URL, its secret to sign with, its GPU type and slots."""
+
+
+class FleetView:
+    """Keeps a `RunnerPool` equal to the fleet's live runners."""
+
+    def __init__(
+        self, pool: asyncpg.Pool, runners: RunnerPool, make_runner: RunnerFactory, settings: FleetSettings
+    ) -> None:
+        self._pool = pool
+        self._runners = runners
+        self._make_runner = make_runner
+        self._settings = settings
+        # One client per join (runner id): a runner that joins again is a new runner with a new secret.
+        self._built: dict[int, JobRunner] = {}
+        self.live: list[LiveRunner] = []
+
+    async def refresh(self) -> None:
+        """Read the live runners and update the pool."""
+        await sweep_silent(self._pool, self._settings)
+        live = await store.live_runners(self._pool, self._settings.heartbeat_timeout_s)
+        built: dict[int, JobRunner] = {}
+        for runner in live:
+            existing = self._built.get(runner.id)
+            if existing is None:
+                try:
+                    existing = self._make_runner(runner)
+                except Exception:
+                    log.exception("runner %s (%d): cannot build its client; it gets no job", runner.name, runner.id)
+                    continue
+            built[runner.id] = existing
+        self._built = built
+        self.live = live
+        joined, left = self._runners.update(
+            built.values(),
+            draining=[r.name for r in live if r.state == "draining"],
+            quarantined=[r.name for r in live if r.quarantined],
+        )
+        for name in joined:
+            log.info("runner %s takes jobs", name)
+        for name in left:
+            log.info("runner %s left the pool", name)
+
+    async def run(self) -> None:
+        """Refresh until cancelled, riding out store errors."""
+        while True:
+            try:
+                await self.refresh()
+            except STORE_ERRORS as exc:
+                log.warning("fleet view: store error (%s: %s); trying again", type(exc).__name__, exc)
+            except Exception:
+                log.exception("fleet view: refresh failed; trying again")
+            await asyncio.sleep(self._settings.refresh_s)
