@@ -1,45 +1,29 @@
 """Configuration of the Discord bot, read once from `ARENA_BOT_*` variables (and `.env` in development).
 
 The store, dispatcher and rate limits keep their own settings (`core.settings.Settings`, `ARENA_*`); this
-adds what only the Discord process needs: the token, the guild, channels and roles, the runners and their
-secrets. Build `BotSettings()` once in `__main__` and pass it down.
+adds what only the Discord process needs: the token, the guild, channels and roles, and whether it dispatches to
+the fleet (runners that joined their pools) or to a local runner. Build `BotSettings()` once in `__main__` and
+pass it down.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.settings import Settings
 from runner.api import MeasureConfig
-from runner.clients.http import PLAIN_HTTP_REFUSED, sends_in_clear
 from runner.gpus import GpuSpec, spec_for
 
 GPU_TYPE_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
-
-
-class RunnerConfig(BaseModel):
-    """One remote runner daemon: where it is, the GPU type it serves, and how many jobs it takes at once."""
-
-    name: str = Field(min_length=1, max_length=64)
-    url: str = Field(pattern=r"^https?://")
-    gpu_type: str = Field(pattern=GPU_TYPE_PATTERN)
-    slots: int = Field(1, ge=1, le=64)
-    secret: SecretStr | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET for this runner")
-    secret_file: Path | None = Field(None, description="overrides ARENA_BOT_RUNNER_SECRET_FILE for this runner")
-    ca_file: Path | None = Field(None, description="PEM bundle that signs an https:// runner's certificate")
-    allow_plain_http: bool = Field(
-        False, description="allow an http:// URL to a host other than this machine (a network you trust)"
-    )
-
-    @model_validator(mode="after")
-    def _transport(self) -> RunnerConfig:
-        if sends_in_clear(self.url) and not self.allow_plain_http:
-            raise ValueError(f"runner {self.name}: {PLAIN_HTTP_REFUSED}")
-        return self
+RUNNERS_REMOVED = (
+    "ARENA_BOT_RUNNERS is no longer read: runners now join their GPU pool by themselves. Remove it, start the API "
+    "service (`arena api`), make a bootstrap token for each pool (`arena fleet token create --pool h100`), and start "
+    'each runner with `arena runner serve --join http://<api>:8800 --token-file <file>` (README, "A fleet of '
+    'runners"). The runner secrets ARENA_BOT_RUNNER_SECRET(_FILE) are gone too: each runner gets its own.'
+)
 
 
 class DeviceSpec(BaseModel):
@@ -73,11 +57,15 @@ class BotSettings(BaseSettings):
         description="another origin that speaks Discord's API (tests); unset: Discord",
     )
 
-    runners: list[RunnerConfig] = Field(default_factory=list)
-    runner_secret: SecretStr | None = None
-    runner_secret_file: Path | None = None
+    # Gone: runners join their pool at the API service (`arena runner serve --join`). Kept only to say so.
+    runners: Any = Field(None, description="removed; see RUNNERS_REMOVED")
+    fleet: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="dispatch to the runners that joined their pools (read from the store); auto: when an operator "
+        "has made a bootstrap token (`arena fleet token create`)",
+    )
     local_runner: Literal["auto", "on", "off"] = Field(
-        "auto", description="run jobs on this machine too; auto: only when no remote runner is configured"
+        "auto", description="run jobs on this machine too; auto: only when there is no fleet"
     )
     local_device: Literal["auto", "cpu", "gpu"] = "auto"
     local_slots: int = Field(1, ge=1, le=64)
@@ -105,14 +93,11 @@ class BotSettings(BaseSettings):
 
     arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")
 
-    def runner_secret_for(self, runner: RunnerConfig) -> bytes:
-        """The HMAC secret for `runner`: its own, else the shared one. Raises ValueError when none is set."""
-        for secret, path in ((runner.secret, runner.secret_file), (self.runner_secret, self.runner_secret_file)):
-            if secret is not None:
-                return secret.get_secret_value().encode()
-            if path is not None:
-                return path.read_bytes().strip()
-        raise ValueError(f"runner {runner.name}: set ARENA_BOT_RUNNER_SECRET(_FILE) or the runner's own secret")
+    @model_validator(mode="after")
+    def _no_static_runners(self) -> BotSettings:
+        if self.runners is not None:
+            raise ValueError(RUNNERS_REMOVED)
+        return self
 
     def spec_for(self, device: str) -> GpuSpec | None:
         """Peak rates of `device`: a configured entry first (exact name or prefix), then the built-in table."""
@@ -120,6 +105,3 @@ class BotSettings(BaseSettings):
             if device == name or device.startswith(name):
                 return GpuSpec(name, spec.bandwidth_gbps, dict(spec.peak_gflops))
         return spec_for(device)
-
-    def wants_local_runner(self) -> bool:
-        return self.local_runner == "on" or (self.local_runner == "auto" and not self.runners)

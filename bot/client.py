@@ -31,7 +31,7 @@ from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
 from core.contests import GpuCatalog
-from core.dispatch import Dispatcher, RunnerPool
+from core.dispatch import Dispatcher
 from core.problems import ProblemSpec, sync_problem
 from core.progress import ProgressHub
 from core.service import ArenaService
@@ -75,6 +75,7 @@ class ArenaBot(commands.Bot):
         self._resources = AsyncExitStack()
         self._sync_global = sync_global
         self._dispatch_task: asyncio.Task[None] | None = None
+        self._fleet_task: asyncio.Task[None] | None = None
         self._started = False
 
     async def setup_hook(self) -> None:
@@ -85,10 +86,12 @@ class ArenaBot(commands.Bot):
             for p in builtin_problems().values():
                 await sync_problem(self.pool, ProblemSpec.builtin(p))
         session = await self._resources.enter_async_context(aiohttp.ClientSession())
-        self.runners = await build_runners(settings, session)
+        self.runners = await build_runners(settings, session, self.pool)
         self._resources.push_async_callback(self.runners.aclose)
         self.hub = ProgressHub()
-        runner_pool = RunnerPool(self.runners.runners)
+        runner_pool = self.runners.dispatch_pool
+        view = self.runners.view
+        gpu_types = view.gpu_types if view is not None else runner_pool.gpu_types
         self.dispatcher = Dispatcher(
             self.pool,
             runner_pool,
@@ -98,14 +101,16 @@ class ArenaBot(commands.Bot):
         )
         self._dispatch_task = asyncio.create_task(self.dispatcher.run(), name="dispatcher")
         self._dispatch_task.add_done_callback(_dispatcher_stopped)
-        self.service = ArenaService(self.pool, settings.arena, runner_pool.gpu_types, settings.default_gpu)
+        if view is not None:
+            self._fleet_task = asyncio.create_task(view.run(), name="fleet-view")
+        self.service = ArenaService(self.pool, settings.arena, gpu_types, settings.default_gpu)
         self.tracker = SubmissionTracker(self.service, self.hub, settings, self.announce)
         self.freezer = ContestFreezer(
             self.pool,
             settings.contest_freeze_interval_s,
             self.announce,
             grace=timedelta(seconds=settings.contest_freeze_grace_s),
-            gpus=GpuCatalog.of(GPU_MODELS, runner_pool.gpu_types()),
+            gpus=GpuCatalog.of(GPU_MODELS, gpu_types()),
         )
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:
@@ -138,10 +143,11 @@ class ArenaBot(commands.Bot):
         if self._started:
             await self.freezer.aclose()
             await self.tracker.aclose()
-        if self._dispatch_task is not None:
-            self._dispatch_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._dispatch_task
+        for task in (self._fleet_task, self._dispatch_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await super().close()
         await self._resources.aclose()
 

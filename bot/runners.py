@@ -1,8 +1,8 @@
-"""The runners the bot dispatches to, built from settings: remote daemons by URL and secret, and a local one.
+"""The runners the bot dispatches to: the fleet's (runners that joined their pool at the API service, read from
+the store) and, where asked, a local one.
 
-`RunnerSet` owns them (and closes the local runner's workers on shutdown); `statuses()` answers `/mod
-runners` with each runner's health, and with the reason a remote runner is refused: its health reports another
-GPU type than the one configured (`RemoteRunner` keeps such a runner from every job until they agree).
+`RunnerSet` owns them (and closes the local runner's workers on shutdown); `statuses()` answers `/mod runners`
+with each runner's state in its pool, its canary quarantine, and the health of those the bot can reach.
 """
 
 from __future__ import annotations
@@ -12,15 +12,20 @@ import logging
 from dataclasses import dataclass, field
 
 import aiohttp
+import asyncpg
 
 from bot.bot_settings import BotSettings
+from core.dispatch import RunnerPool
 from core.errors import UserFacingError
+from core.fleet import FleetSettings
+from core.fleet_view import FleetView
+from core.store import fleet as fleet_store
+from core.store.fleet import LiveRunner
 from runner.api import HealthInfo
 from runner.client import JobRunner, ProblemValidator
-from runner.clients.http import RunnerClient, RunnerError
+from runner.clients.http import RunnerError
 from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
-from runner.clients.remote import RemoteRunner
-from runner.gpus import model_for
+from runner.clients.remote import RemoteRunner, fleet_runner
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +36,13 @@ HEALTH_TIMEOUT_S = 5.0
 class RunnerStatus:
     name: str
     gpu_type: str
-    kind: str
+    kind: str  # "local" or "fleet"
     slots: int
     health: HealthInfo | None
     error: str | None
-    refused: str | None = None  # why no job goes to it: the GPU type it reports is not the configured one
+    refused: str | None = None  # why no job goes to it (refused by its pool, revoked)
+    state: str | None = None  # its state in its pool: active, draining, left, ...
+    quarantine: str | None = None  # why its canaries put it in quarantine (no ranked job)
 
 
 def _health_error(exc: RunnerError | TimeoutError) -> str:
@@ -50,20 +57,20 @@ def _health_error(exc: RunnerError | TimeoutError) -> str:
 
 @dataclass
 class RunnerSet:
-    remote: list[RemoteRunner] = field(default_factory=list)
+    pool: asyncpg.Pool
     local: LocalRunner | None = None
     local_validator: LocalValidator | None = None
+    view: FleetView | None = None
+    dispatch_pool: RunnerPool = field(default_factory=RunnerPool)
 
     @property
     def runners(self) -> list[JobRunner]:
-        found: list[JobRunner] = list(self.remote)
-        if self.local is not None:
-            found.append(self.local)
-        return found
+        """The runners the dispatcher starts with: the local one; the fleet's join through `view`."""
+        return [self.local] if self.local is not None else []
 
     def validator(self, gpu_type: str | None = None) -> ProblemValidator:
-        """A runner for an admission self-test: of `gpu_type` when given, else the first one configured."""
-        candidates: list[ProblemValidator] = list(self.remote)
+        """A runner for an admission self-test: of `gpu_type` when given, else the first one there is."""
+        candidates: list[ProblemValidator] = [r for r in self.dispatch_pool.members() if isinstance(r, RemoteRunner)]
         if self.local_validator is not None:
             candidates.append(self.local_validator)
         for candidate in candidates:
@@ -73,61 +80,61 @@ class RunnerSet:
         raise UserFacingError(f"No runner of GPU type `{gpu_type}` can run the self-test; choose one of {offered}.")
 
     async def statuses(self) -> list[RunnerStatus]:
-        return list(await asyncio.gather(*(self._status(r) for r in self.runners)))
+        found: list[RunnerStatus] = []
+        if self.local is not None:
+            found.append(RunnerStatus(self.local.name, self.local.gpu_type, "local", self.local.slots, None, None))
+        if self.view is None:
+            return found
+        reachable = {r.name: r for r in self.dispatch_pool.members() if isinstance(r, RemoteRunner)}
+        rows = await fleet_store.list_runners(self.pool)
+        found += await asyncio.gather(*(self._fleet_status(row, reachable.get(row.name)) for row in rows))
+        return found
 
-    async def _status(self, runner: JobRunner) -> RunnerStatus:
-        if not isinstance(runner, RemoteRunner):
-            return RunnerStatus(runner.name, runner.gpu_type, "local", runner.slots, None, None)
+    async def _fleet_status(self, row: fleet_store.RunnerRow, runner: RemoteRunner | None) -> RunnerStatus:
+        quarantine = row.quarantine_reason if row.quarantined else None
+        if runner is None:
+            why = row.note or ("not heard from" if row.state in ("active", "draining") else row.state)
+            return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, None, why, None, row.state, quarantine)
         try:
             health = await asyncio.wait_for(runner.health(), HEALTH_TIMEOUT_S)
         except (RunnerError, TimeoutError) as exc:
             # Moderators read this in Discord: the cause, never the runner's address (that goes to the log).
             log.warning("runner %s (%s): health check failed: %r", runner.name, runner.url, exc)
-            return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, None, _health_error(exc))
-        refused = runner.check_gpu_type(health)
-        return RunnerStatus(runner.name, runner.gpu_type, "remote", runner.slots, health, None, refused)
+            return RunnerStatus(
+                row.name, row.gpu_type, "fleet", row.slots, None, _health_error(exc), None, row.state, quarantine
+            )
+        return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, health, None, None, row.state, quarantine)
 
     async def aclose(self) -> None:
         if self.local is not None:
             await self.local.aclose()
 
 
-def _explain_gpu_type(runner: str, gpu_type: str) -> None:
-    """Say at start what the registry makes of a configured GPU type: its jobs and boards go by the spelling
-    configured, so an old spelling or a model without an entry is worth a line in the log."""
-    model = model_for(gpu_type)
-    if model is None:
-        log.info("runner %s: GPU type `%s` has no entry in runner/gpus.py: no datasheet peaks", runner, gpu_type)
-    elif gpu_type != model.key:
-        log.warning(
-            "runner %s: `%s` is an old spelling of GPU type `%s`; its jobs go to the `%s` boards, not to `%s`",
-            runner,
-            gpu_type,
-            model.key,
-            gpu_type,
-            model.key,
-        )
-
-
-async def build_runners(settings: BotSettings, session: aiohttp.ClientSession) -> RunnerSet:
-    """Remote runners from `settings.runners`, plus a local one when `settings.local_runner` asks for it."""
-    built = RunnerSet()
-    for config in settings.runners:
-        client = RunnerClient(
-            config.url,
-            settings.runner_secret_for(config),
-            session=session,
-            ca_file=config.ca_file,
-            allow_plain_http=config.allow_plain_http,
-        )
-        built.remote.append(RemoteRunner(config.name, config.gpu_type, config.slots, client))
-        log.info("runner %s: %s serves %s with %d slot(s)", config.name, config.url, config.gpu_type, config.slots)
-        _explain_gpu_type(config.name, config.gpu_type)
-    if settings.wants_local_runner():
+async def build_runners(settings: BotSettings, session: aiohttp.ClientSession, pool: asyncpg.Pool) -> RunnerSet:
+    """The fleet's runners when a fleet is set up (or `fleet` is on), plus a local one when `local_runner` asks
+    for it (by default: when there is no fleet)."""
+    fleet_settings = FleetSettings()
+    use_fleet = settings.fleet == "on" or (settings.fleet == "auto" and await fleet_store.any_join_token(pool))
+    built = RunnerSet(pool)
+    if settings.local_runner == "on" or (settings.local_runner == "auto" and not use_fleet):
         gpu_type = await asyncio.to_thread(detect_gpu_type, settings.local_device)
         built.local = LocalRunner(gpu_type=gpu_type, slots=settings.local_slots, measure=settings.local_measure)
         built.local_validator = LocalValidator(gpu_type)
         log.info("local runner serves %s with %d slot(s)", gpu_type, settings.local_slots)
-    if not built.runners:
-        log.warning("no runner is configured: submissions will wait in the queue")
+    built.dispatch_pool = RunnerPool(built.runners)
+    if use_fleet:
+
+        def make(live: LiveRunner) -> JobRunner:
+            return fleet_runner(
+                live,
+                session,
+                ca_file=fleet_settings.runner_ca_file,
+                allow_plain_http=fleet_settings.allow_plain_http,
+            )
+
+        built.view = FleetView(pool, built.dispatch_pool, make, fleet_settings)
+        await built.view.refresh()  # the pools' runners are known before the first command is answered
+        log.info("fleet: %d runner(s) live", len(built.view.live))
+    elif built.local is None:
+        log.warning("no fleet is set up and the local runner is off: submissions will wait in the queue")
     return built

@@ -98,6 +98,8 @@ class RunnerPool:
         self._runners = {r.name: r for r in runners}
         self._busy: dict[str, int] = dict.fromkeys(self._runners, 0)
         self._down: dict[str, float] = {}
+        # Runners given here (a local one) stay whatever the fleet's view says.
+        self._static = frozenset(self._runners)
         # The fleet's view (`update`): runners no longer listed that still finish a job in flight (`gone`), runners
         # that finish their jobs but take no new one (`draining`), and those whose canaries drifted (no ranked job).
         self._gone: set[str] = set()
@@ -111,7 +113,8 @@ class RunnerPool:
         """Make the pool the given runners (the fleet's live ones, read from the store): new ones join, a runner
         object that changed (a runner that joined again) replaces the old one, and one no longer listed leaves
         once its jobs are done. Returns the names that joined and those that left."""
-        listed = {r.name: r for r in runners}
+        listed = {r.name: r for r in runners if r.name not in self._static}
+        listed |= {name: self._runners[name] for name in self._static}
         joined = [name for name, r in listed.items() if self._runners.get(name) is not r]
         for name in joined:
             self._runners[name] = listed[name]
@@ -133,6 +136,14 @@ class RunnerPool:
         self._busy.pop(name, None)
         self._down.pop(name, None)
         self._gone.discard(name)
+
+    def members(self, gpu_type: str | None = None) -> list[JobRunner]:
+        """The runners in the pool (of `gpu_type`), gone ones finishing a job excluded."""
+        return [
+            r
+            for name, r in self._runners.items()
+            if name not in self._gone and (gpu_type is None or r.gpu_type == gpu_type)
+        ]
 
     def is_live(self, name: str) -> bool:
         """Whether the runner is still in the pool: listed by the fleet (always, in a static pool)."""

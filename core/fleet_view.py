@@ -41,11 +41,13 @@ class FleetView:
         # One client per join (runner id): a runner that joins again is a new runner with a new secret.
         self._built: dict[int, JobRunner] = {}
         self.live: list[LiveRunner] = []
+        self.pools: list[str] = []
 
     async def refresh(self) -> None:
         """Read the live runners and update the pool."""
         await sweep_silent(self._pool, self._settings)
         live = await store.live_runners(self._pool, self._settings.heartbeat_timeout_s)
+        self.pools = await store.pool_types(self._pool)
         built: dict[int, JobRunner] = {}
         for runner in live:
             existing = self._built.get(runner.id)
@@ -67,6 +69,10 @@ class FleetView:
             log.info("runner %s takes jobs", name)
         for name in left:
             log.info("runner %s left the pool", name)
+
+    def gpu_types(self) -> list[str]:
+        """The GPU types submissions may ask for: every pool, whether or not a runner of it is live now."""
+        return sorted(set(self.pools) | set(self._runners.gpu_types()))
 
     async def run(self) -> None:
         """Refresh until cancelled, riding out store errors."""

@@ -71,9 +71,14 @@ def render_runners(statuses: list[RunnerStatus], jobs_by_state: dict[str, int], 
     queue = ", ".join(f"{state} {n}" for state, n in sorted(jobs_by_state.items())) or "empty"
     embed.description = f"Jobs in the store: {queue}. Running from this bot: {inflight}."
     if not statuses:
-        embed.description += "\nNo runner is configured."
+        embed.description += (
+            "\nNo runner has joined a pool (`arena fleet token create`, then `arena runner serve --join`)."
+        )
     for status in statuses[:MAX_FIELDS]:
-        lines = [f"GPU type `{status.gpu_type}` · {status.kind} · {status.slots} slot(s)"]
+        kind = f"pool · {status.state}" if status.kind == "fleet" else status.kind
+        lines = [f"GPU type `{status.gpu_type}` · {kind} · {status.slots} slot(s)"]
+        if status.quarantine is not None:
+            lines.append(f"🔒 quarantined, no ranked job: {clip(status.quarantine, 300)}")
         health = status.health
         if status.error is not None:
             lines.append(f"❌ unreachable: {clip(status.error, 300)}")

@@ -108,6 +108,12 @@ async def revoke_join_token(conn: Conn, token_id: int) -> bool:
     return status != "UPDATE 0"
 
 
+async def pool_types(conn: Conn) -> list[str]:
+    """The pools (GPU types) an operator made a token for, usable or not: their jobs wait for a runner to join."""
+    rows = await conn.fetch("SELECT DISTINCT gpu_type FROM runner_join_tokens ORDER BY gpu_type")
+    return [r["gpu_type"] for r in rows]
+
+
 async def any_join_token(conn: Conn) -> bool:
     """Whether a fleet was ever set up here (a token made, revoked or not)."""
     return bool(await conn.fetchval("SELECT EXISTS (SELECT 1 FROM runner_join_tokens)"))
