@@ -4,6 +4,7 @@ revoking a runner's credential. Works on the store (embedded unless DATABASE_URL
 from __future__ import annotations
 
 import argparse
+import sys
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -31,8 +32,11 @@ async def _token_create(pool: asyncpg.Pool, settings: Settings, args: argparse.N
         raise UserFacingError(f"{args.pool!r} is not a GPU type; give a board key such as h100, h200 or cpu.")
     days = args.days if args.days is not None else FleetSettings().join_token_days
     made = await fleet.create_join_token(pool, args.pool, note=args.note or "", lifetime=timedelta(days=days))
-    print(f"Bootstrap token {made.row.id} for pool {args.pool}, valid until {made.row.expires_at:%Y-%m-%d %H:%M} UTC.")
-    print("It is shown once. Give it to the pool's runners in a file (mode 0600):")
+    # The token alone goes to stdout, so that `arena fleet token create --pool cpu > cpu.token` makes the file a
+    # runner's --token-file reads; what it is for goes to stderr.
+    expires = f"{made.row.expires_at:%Y-%m-%d %H:%M} UTC" if made.row.expires_at else "never"
+    print(f"Bootstrap token {made.row.id} for pool {args.pool}, valid until {expires}.", file=sys.stderr)
+    print("It is shown once. Give it to the pool's runners in a file (mode 0600):", file=sys.stderr)
     print(made.token)
     return 0
 
