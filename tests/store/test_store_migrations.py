@@ -39,6 +39,10 @@ TABLES = {
     "rating_history",
     "rating_archive",
     "queue_turns",
+    "runner_join_tokens",
+    "runners",
+    "runner_secrets",
+    "runner_canaries",
     "schema_migrations",
 }
 
