@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bot.client import ArenaBot
+from tests.bot.fleet_member import fleet, fleet_heartbeat_timeout_s  # noqa: F401  (fixtures, found by name)
 from tests.bot.harness import Arena, make_settings
 from tests.fakediscord import FakeDiscord
 from tests.fakediscord.fixtures import fake_discord, running_bot  # noqa: F401  (fixture, found by name)

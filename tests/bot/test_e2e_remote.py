@@ -1,43 +1,31 @@
-"""The bot with a remote runner: a real runner daemon on 127.0.0.1 (CPU slot, real sandboxed workers),
-reached over the signed HTTP API by `RemoteRunner`; no local runner."""
+"""The bot with a fleet runner: a real runner daemon on 127.0.0.1 (CPU slot, real sandboxed workers) that joined
+the `cpu` pool, reached over the signed HTTP API with the secret its join returned; no local runner."""
 
 from __future__ import annotations
 
-import secrets
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
 
-from bot.bot_settings import RunnerConfig
-from runner.daemon.server import create_app
-from runner.settings import RunnerSettings
+from tests.bot.fleet_member import FleetMember, TestFleet, daemon_hardware, daemon_settings, serve_daemon
 from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 
-SECRET = secrets.token_hex(24)
-
 
 @pytest.fixture
-async def runner_url() -> AsyncIterator[str]:
+async def cpu_daemon(fleet: TestFleet) -> AsyncIterator[FleetMember]:
+    member = await fleet.join("cpu-daemon", "cpu")
     with tempfile.TemporaryDirectory(prefix="arena-bot-runner-") as state:
-        settings = RunnerSettings(secret=SECRET, state_dir=Path(state), device="cpu", max_queue=4, name="cpu-daemon")
-        app = web.AppRunner(create_app(settings), access_log=None)
-        await app.setup()
-        await web.TCPSite(app, "127.0.0.1", 0).start()  # a port the system picks: nothing else can take it first
-        host, port = app.addresses[0][:2]
-        try:
-            yield f"http://{host}:{port}"
-        finally:
-            await app.cleanup()
+        async with serve_daemon(daemon_settings(Path(state), "cpu-daemon"), member.secret) as daemon:
+            await member.register(daemon.url, await daemon_hardware(daemon.app))
+            yield member
 
 
 @pytest.fixture
-def bot_overrides(runner_url: str) -> dict[str, Any]:
-    runner = RunnerConfig(name="cpu-daemon", url=runner_url, gpu_type="cpu", slots=1)
-    return {"runners": [runner], "runner_secret": SECRET, "local_runner": "off"}
+def bot_overrides(cpu_daemon: FleetMember) -> dict[str, Any]:
+    return {"fleet": "on", "local_runner": "off"}
 
 
 async def test_a_submission_runs_on_the_runner_daemon(arena: Arena) -> None:
@@ -54,7 +42,8 @@ async def test_a_submission_runs_on_the_runner_daemon(arena: Arena) -> None:
     asked = await fake.invoke_slash(arena.moderator, "mod runners")
     status = (await fake.wait_for_original(asked, lambda m: bool(m.embeds))).embeds[0]["fields"][0]
     assert status["name"] == "cpu-daemon"
-    assert "remote · 1 slot(s)" in status["value"] and "free slots 1/1" in status["value"]
+    assert "GPU type `cpu` · pool · active · 1 slot(s)" in status["value"], status["value"]
+    assert "✅ ok" in status["value"] and "free slots 1/1" in status["value"], status["value"]
 
 
 async def test_the_runner_daemon_runs_the_admission_self_test(arena: Arena) -> None:
