@@ -164,8 +164,10 @@ _CONTEST_RUN = """j.gpu_type = $1 AND j.mode = 'ranked' AND s.id = j.submission_
 
 # 2. The oldest ready job of a running contest that reserves a share of the pool (`contests.reserve_share`) and has
 #    fewer of its runs in flight on this GPU type than that share of the type's runner slots ($5). Contests are few
-#    and their in-flight runs at most the slots, so this is cheap; it is left out of the statement when the caller
-#    knows no slot count.
+#    and their in-flight runs at most the slots; the oldest run is read from `jobs_ranked_queue` from the contest's
+#    start on, so only the ranked runs queued since then that are not the contest's are passed over (a job of the
+#    contest is created after its submission, so none is missed). Left out of the statement when the caller knows no
+#    slot count.
 _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
         SELECT c.id, c.starts_at, c.visibility FROM contests c
         WHERE c.reserve_share IS NOT NULL AND c.cancelled_at IS NULL AND c.starts_at <= now() AND now() < c.ends_at
@@ -176,8 +178,8 @@ _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
     )
     SELECT job.id, job.state FROM short c CROSS JOIN LATERAL (
         SELECT j.id, j.state FROM jobs j, submissions s
-        WHERE j.state = 'queued' AND j.not_before <= now() AND {_CONTEST_RUN}
-        ORDER BY j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED
+        WHERE j.state = 'queued' AND j.created_at >= c.starts_at AND j.not_before <= now() AND {_CONTEST_RUN}
+        ORDER BY j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED
     ) AS job
     LIMIT 1) AS reserved"""
 

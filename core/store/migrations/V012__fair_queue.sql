@@ -34,6 +34,10 @@ UPDATE jobs SET requeued = true WHERE state = 'queued' AND attempts > 0;
 -- Each user's queue of a mode on a GPU type, oldest first: the claim reads the first entry per user (and the
 -- distinct users of a mode by skipping from one user's first entry to the next's).
 CREATE INDEX jobs_fair_queue ON jobs (gpu_type, mode, user_id, id) WHERE state = 'queued';
+-- The queued ranked runs of a GPU type by age: a contest that reserves a share of its pool reads its oldest queued
+-- run from here, starting at the contest's start (core.store.jobs._RESERVED_PICK), so it passes over only the
+-- ranked runs queued since then that are not the contest's.
+CREATE INDEX jobs_ranked_queue ON jobs (gpu_type, created_at, id) WHERE state = 'queued' AND mode = 'ranked';
 -- A user's own queued jobs, whatever their GPU type and mode: `/quota` lists them with their places.
 CREATE INDEX jobs_user_queue ON jobs (user_id) WHERE state = 'queued';
 -- The re-runs waiting on a GPU type: few, read before anything else on every claim.
