@@ -27,9 +27,11 @@ from api.settings import ApiSettings
 from core import fleet
 from core.dispatch import STORE_OUTAGE_ERRORS
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
+from core.fleet_canary import record_canary
 from runner.api import (
     ApiError,
     ApiErrorBody,
+    CanaryReport,
     RunnerHeartbeat,
     RunnerJoined,
     RunnerJoinRequest,
@@ -135,6 +137,12 @@ async def heartbeat(request: web.Request) -> web.Response:
     return _json(await fleet.heartbeat(request.app[POOL], runner_id, beat))
 
 
+async def canaries(request: web.Request) -> web.Response:
+    runner_id, body = await _signed_body(request)
+    report = CanaryReport.model_validate_json(body)
+    return _json(await record_canary(request.app[POOL], runner_id, report))
+
+
 async def leave(request: web.Request) -> web.Response:
     runner_id, _ = await _signed_body(request)
     return _json(await fleet.deregister(request.app[POOL], runner_id))
@@ -154,7 +162,15 @@ def _answer(model: type[BaseModel], description: str) -> dict[str, Any]:
 
 def openapi_document() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the API service, generated from the wire models."""
-    models = [RunnerJoinRequest, RunnerJoined, RunnerRegistration, RunnerHeartbeat, RunnerStanding, ApiError]
+    models = [
+        RunnerJoinRequest,
+        RunnerJoined,
+        RunnerRegistration,
+        RunnerHeartbeat,
+        RunnerStanding,
+        CanaryReport,
+        ApiError,
+    ]
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
     err = _answer(ApiError, "error")
     runner_id = [{"name": "runner_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
@@ -188,6 +204,15 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Leave the pool",
                 "security": signed,
                 "responses": {"200": _answer(RunnerStanding, "left"), "401": err},
+            },
+        },
+        "/v1/runners/{runner_id}/canaries": {
+            "parameters": runner_id,
+            "post": {
+                "summary": "A canary report: judged against the pool; a confirmed drift quarantines the runner",
+                "security": signed,
+                "requestBody": body(CanaryReport),
+                "responses": {"200": _answer(RunnerStanding, "standing"), "401": err, "409": err},
             },
         },
         "/v1/runners/{runner_id}/heartbeat": {
@@ -226,6 +251,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
             web.post("/v1/runners/join", join),
             web.put("/v1/runners/{runner_id}", register),
             web.post("/v1/runners/{runner_id}/heartbeat", heartbeat),
+            web.post("/v1/runners/{runner_id}/canaries", canaries),
             web.delete("/v1/runners/{runner_id}", leave),
             web.get("/v1/openapi.json", openapi),
         ]

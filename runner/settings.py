@@ -119,6 +119,9 @@ class RunnerSettings(BaseSettings):
         360.0, gt=0, description="on SIGTERM, how long the jobs in hand may take to finish before the runner leaves"
     )
 
+    canaries: bool = Field(True, description="in a pool: time the canary kernels at join and every canary_interval_s")
+    canary_interval_s: float = Field(3600.0, gt=0, description="how often a pool member times its canaries again")
+
     device: Literal["auto", "gpu", "cpu"] = "auto"
     gpus: list[str] | None = Field(None, description="GPU indices or UUIDs to use; default: every GPU found")
     max_queue: int = Field(16, ge=0, description="jobs waiting beyond the running ones; past it, 429")

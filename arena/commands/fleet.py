@@ -12,8 +12,9 @@ import asyncpg
 from arena.render import table
 from arena.store_command import store_command
 from core import fleet
-from core.errors import UserFacingError
+from core.errors import ModerationError, UserFacingError
 from core.fleet import GPU_TYPE_PATTERN, FleetSettings
+from core.moderation import Actor, rerun_submission
 from core.settings import Settings
 from core.store import fleet as fleet_store
 
@@ -80,6 +81,23 @@ async def _revoke(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
     return 0
 
 
+async def _rerun_flagged(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
+    actor = Actor(f"local:{settings.local_user}", settings.local_user)
+    flagged = await fleet_store.flagged_submissions(pool, args.runner)
+    if not flagged:
+        print("No ranked result is flagged" + (f" on {args.runner}." if args.runner else "."))
+        return 0
+    for submission_id in flagged:
+        try:
+            job_id = await rerun_submission(pool, actor, submission_id, "timed on a runner whose canaries drifted")
+        except ModerationError as exc:
+            print(f"submission #{submission_id}: {exc.message}")
+            continue
+        await fleet_store.clear_flag(pool, submission_id)
+        print(f"submission #{submission_id}: re-run as job {job_id}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fleet", help="bootstrap tokens for GPU pools, the runners that joined, revocation")
     fleet_sub = p.add_subparsers(dest="fleet_command", required=True)
@@ -102,3 +120,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     revoke.add_argument("name")
     revoke.add_argument("--reason")
     revoke.set_defaults(func=store_command(_revoke))
+    rerun = fleet_sub.add_parser(
+        "rerun-flagged", help="re-run the ranked results timed on a runner whose canaries drifted (flagged)"
+    )
+    rerun.add_argument("--runner", help="only those timed on this runner")
+    rerun.set_defaults(func=store_command(_rerun_flagged))

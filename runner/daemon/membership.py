@@ -37,6 +37,7 @@ from runner.api import (
     RunnerStanding,
 )
 from runner.auth import runner_sign_headers
+from runner.daemon.canary import CanaryError, measure_canaries
 from runner.daemon.devices import package_version, slots_gpu_type
 from runner.daemon.jobs import JobManager
 from runner.gpus import gpu_type_for
@@ -255,6 +256,43 @@ class Membership:
             except (MembershipError, ValidationError, json.JSONDecodeError) as exc:
                 log.warning("heartbeat: %s", exc)
             await asyncio.sleep(max(self.joined.heartbeat_s - (time.monotonic() - started), 0.05))
+
+    async def report_canaries(self, manager: JobManager, python: str) -> None:
+        """Time the canary kernels on every slot, with no job running (new ones wait meanwhile), and report each.
+        Best effort: a canary that cannot run or be reported is logged, and the runner goes on serving."""
+        assert self.joined is not None
+        paused = not manager.draining
+        if paused:
+            manager.draining = True  # no new job while the canaries hold the devices
+        try:
+            while not manager.idle:
+                await asyncio.sleep(0.5)
+            for slot in manager.slots:
+                try:
+                    report = await measure_canaries(slot, python)
+                except CanaryError as exc:
+                    log.warning("canaries of %s did not run: %s", slot.name, exc)
+                    continue
+                path = f"/v1/runners/{self.joined.runner_id}/canaries"
+                try:
+                    answer = await self._call("POST", path, report, signed=True)
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    log.warning("could not report the canaries of %s: %s", slot.name, exc or type(exc).__name__)
+                    continue
+                if answer.status == 200:
+                    self.standing = RunnerStanding.model_validate_json(answer.body)
+                    log.info("canaries of %s reported; quarantined: %s", slot.name, self.standing.quarantined)
+                else:
+                    log.warning("canary report answered HTTP %d: %s", answer.status, answer.error())
+        finally:
+            if paused and not self.draining:
+                manager.draining = False
+
+    async def canary_loop(self, manager: JobManager, python: str, interval_s: float) -> None:
+        """Canaries now, then every `interval_s`."""
+        while True:
+            await self.report_canaries(manager, python)
+            await asyncio.sleep(interval_s)
 
     async def leave(self) -> None:
         """Tell the core this runner leaves its pool (best effort: a silent runner leaves by timeout anyway)."""

@@ -84,11 +84,17 @@ async def serve_in_pool(settings: RunnerSettings) -> None:
             await membership.register(hardware)
             beats = asyncio.create_task(membership.run(manager), name="heartbeats")
             stopped = asyncio.create_task(stop.wait())
+            background = [beats, stopped]
+            if settings.canaries:
+                canaries = membership.canary_loop(manager, settings.python, settings.canary_interval_s)
+                background.append(asyncio.create_task(canaries, name="canaries"))
             await asyncio.wait({beats, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            for task in background[2:]:
+                task.cancel()
             await _drain(membership, manager, app, settings.drain_timeout_s)
-            beats.cancel()
-            stopped.cancel()
-            await asyncio.gather(beats, stopped, return_exceptions=True)
+            for task in background:
+                task.cancel()
+            await asyncio.gather(*background, return_exceptions=True)
             await membership.leave()
         finally:
             await app_runner.cleanup()
