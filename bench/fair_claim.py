@@ -158,7 +158,7 @@ async def measure(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> dict[str, 
         return lambda: jobs.claim_next(pool, "h100", "bench", LEASE_S, "runner-1", **kw)  # type: ignore[arg-type]
 
     stats = await pool.fetchrow(
-        """SELECT sum(n) AS queued, count(*) AS users, sum(h100) AS h100, max(n) AS heaviest FROM (
+        """SELECT sum(n)::bigint AS queued, count(*) AS users, sum(h100)::bigint AS h100, max(n) AS heaviest FROM (
             SELECT user_id, count(*) AS n, count(*) FILTER (WHERE gpu_type = 'h100') AS h100 FROM jobs
             WHERE state = 'queued' GROUP BY user_id) AS per_user"""
     )
@@ -254,6 +254,8 @@ def main() -> int:
         f"modes served in the order {', '.join(jobs.MODE_PRIORITY)}",
     ]
     asyncio.run(run(cfg, out))
+    # The machine is shared: its load says how far these times are from an idle one's.
+    out.append("load average after the run (1, 5, 15 min): " + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
     report = "\n".join(out) + "\n"
     print(report, end="")
     if args.out:
