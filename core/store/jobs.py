@@ -183,29 +183,21 @@ _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
     ) AS job
     LIMIT 1) AS reserved"""
 
-# 3. For each mode in MODE_PRIORITY order, the oldest ready job of the mode of the user who waits longest: the
-#    users with queued jobs of the mode, each found by skipping through `jobs_fair_queue` from one user's first
-#    entry to the next (one probe per user, however many jobs each has), ordered by their last turn on the GPU type
-#    (never served first), then by their oldest job of the mode. The users are sorted before the lateral lookup and
-#    nothing sorts after it, so the nested loop stops at the first user with a job it can lock: one job row is
-#    locked, and SKIP LOCKED passes over a user whose only ready job another dispatcher is taking.
-_MODE_PICK = """SELECT * FROM (WITH RECURSIVE waiting AS (
-        (SELECT user_id, id AS first_id FROM jobs WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}'
-         ORDER BY user_id, id LIMIT 1)
-        UNION ALL
-        SELECT next.user_id, next.first_id FROM waiting w CROSS JOIN LATERAL (
-            SELECT user_id, id AS first_id FROM jobs
-            WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id > w.user_id
-            ORDER BY user_id, id LIMIT 1
-        ) AS next
-    ),
-    turns AS MATERIALIZED (
-        SELECT w.user_id FROM waiting w LEFT JOIN queue_turns t ON t.gpu_type = $1 AND t.user_id = w.user_id
-        ORDER BY t.turn NULLS FIRST, w.first_id
-    )
-    SELECT job.id, job.state FROM turns CROSS JOIN LATERAL (
+# 3. For each mode in MODE_PRIORITY order, the oldest ready job of the mode of the user who waits longest: the users
+#    with queued jobs of the mode are the rows of `queue_waiters` (V015, kept by triggers on jobs and queue_turns)
+#    whose count is above 0, read from `queue_waiters_next` in the claim's order: by their last turn on the GPU type
+#    (never served first), then by how long they have waited. The order comes from the index and nothing sorts after
+#    the lateral lookup, so the nested loop stops at the first user with a job it can lock: one index probe for the
+#    user and one for their job, however many users wait. SKIP LOCKED passes over a user whose only ready job another
+#    dispatcher is taking.
+_MODE_PICK = """SELECT * FROM (
+    SELECT job.id, job.state FROM (
+        SELECT user_id FROM queue_waiters
+        WHERE gpu_type = $1 AND mode = '{mode}' AND queued > 0
+        ORDER BY turn NULLS FIRST, since
+    ) AS w CROSS JOIN LATERAL (
         SELECT id, state FROM jobs
-        WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id = turns.user_id
+        WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id = w.user_id
           AND not_before <= now()
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
     ) AS job

@@ -1,0 +1,78 @@
+"""The waiting users the fair claim reads (V015 `queue_waiters`): each row counts its user's queued jobs of a mode on
+a GPU type through every way a job enters or leaves the queue, and follows the user's turn, so that the claim's
+one index probe finds exactly the users whose jobs wait."""
+
+from __future__ import annotations
+
+import asyncpg
+from store_helpers import ROOMY, add_problems, request
+
+from core.store import jobs
+from core.submissions import submit
+
+LEASE_S = 60.0
+
+
+async def _waiting(pool: asyncpg.Pool) -> dict[tuple[str, str], int]:
+    """{(user, mode): queued count} of the rows on h100 whose count is above 0."""
+    rows = await pool.fetch(
+        """SELECT u.external_id, w.mode, w.queued FROM queue_waiters w JOIN users u ON u.id = w.user_id
+        WHERE w.gpu_type = 'h100' AND w.queued > 0"""
+    )
+    return {(r["external_id"].removeprefix("discord:"), r["mode"]): r["queued"] for r in rows}
+
+
+async def _counted(pool: asyncpg.Pool) -> dict[tuple[str, str], int]:
+    """The same, counted from the queued jobs themselves."""
+    rows = await pool.fetch(
+        """SELECT u.external_id, j.mode, count(*) AS n FROM jobs j JOIN users u ON u.id = j.user_id
+        WHERE j.gpu_type = 'h100' AND j.state = 'queued' GROUP BY u.external_id, j.mode"""
+    )
+    return {(r["external_id"].removeprefix("discord:"), r["mode"]): r["n"] for r in rows}
+
+
+async def _queue(pool: asyncpg.Pool, user: str, count: int, mode: str = "ranked") -> list[int]:
+    return [(await submit(pool, request(user, mode=mode), ROOMY)).job_id for _ in range(count)]
+
+
+async def test_the_counts_follow_every_way_in_and_out_of_the_queue(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await _queue(pool, "ann", 3)
+    (bob_test,) = await _queue(pool, "bob", 1, mode="test")
+    await _queue(pool, "bob", 2)
+    assert await _waiting(pool) == {("ann", "ranked"): 3, ("bob", "test"): 1, ("bob", "ranked"): 2}
+
+    first = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")  # bob's test run: the mode goes first
+    assert first is not None and first.job_id == bob_test
+    second = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")
+    assert second is not None
+    assert await jobs.requeue(pool, second, "runner lost", 0.0)  # back in: counted again
+    withdrawn, deleted = await _queue(pool, "cid", 2)
+    assert await jobs.withdraw(pool, withdrawn, "cancelled by the user")
+    assert await pool.execute("DELETE FROM jobs WHERE id = $1 AND state = 'queued'", deleted) == "DELETE 1"
+    assert await _waiting(pool) == await _counted(pool) == {("ann", "ranked"): 3, ("bob", "ranked"): 2}
+
+    while (lease := await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")) is not None:
+        await jobs.finish(pool, lease, "done")
+    assert await _waiting(pool) == {}
+
+
+async def test_a_user_whose_queue_emptied_is_found_again_with_their_turn(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    (ann,) = await _queue(pool, "ann", 1)
+    lease = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")
+    assert lease is not None and lease.job_id == ann
+    await _queue(pool, "bob", 2)
+    (again,) = await _queue(pool, "ann", 1)
+    row = await pool.fetchrow(
+        """SELECT w.queued, w.turn, w.since, t.turn AS last_turn FROM queue_waiters w
+        JOIN queue_turns t ON t.gpu_type = w.gpu_type AND t.user_id = w.user_id
+        WHERE w.gpu_type = 'h100' AND w.mode = 'ranked' AND w.user_id = (SELECT user_id FROM jobs WHERE id = $1)""",
+        again,
+    )
+    assert (row["queued"], row["since"], row["turn"]) == (1, again, row["last_turn"])
+    # Bob was never served, so his first job goes before ann's second; then ann's, whose turn is older than bob's.
+    order = []
+    while (lease := await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")) is not None:
+        order.append(lease.job_id)
+    assert order.index(again) == 1
