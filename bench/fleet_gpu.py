@@ -92,9 +92,8 @@ async def main(jobs_wanted: int) -> int:
     procs: dict[str, subprocess.Popen[bytes]] = {}
     try:
         async with create_pool(dsn, min_size=1, max_size=4) as pool:
-            builtin = builtin_problems()
-            for slug in {slug for slug, _ in EXAMPLES}:
-                await sync_problem(pool, ProblemSpec.builtin(builtin[slug]))
+            for problem in builtin_problems().values():  # as the bot does: former slugs resolve too
+                await sync_problem(pool, ProblemSpec.builtin(problem))
             made = await fleet.create_join_token(pool, pool_type, lifetime=timedelta(hours=1))
             token = root / "token"
             token.write_text(made.token)
