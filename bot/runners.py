@@ -23,13 +23,18 @@ from core.store import fleet as fleet_store
 from core.store.fleet import LiveRunner
 from runner.api import HealthInfo
 from runner.client import JobRunner, ProblemValidator
-from runner.clients.http import RunnerError
+from runner.clients.http import RunnerConfigError, RunnerError
 from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
 from runner.clients.remote import RemoteRunner, fleet_runner
 
 log = logging.getLogger(__name__)
 
 HEALTH_TIMEOUT_S = 5.0
+# The runners `/mod runners` reads: the latest join of each name among these is shown (the embed shows 25 at most).
+MAX_RUNNER_ROWS = 1000
+# Runners out of their pool that are still shown: someone must act (fix the host, or restore a credential). One
+# that left (it drained, or went silent) registers again by itself when it is back, and is shown then.
+SHOWN_GONE_STATES = ("refused", "revoked")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,19 @@ def _health_error(exc: RunnerError | TimeoutError) -> str:
     return f"HTTP {exc.status} {exc.code}: {exc.message}"
 
 
+def _shown_runners(rows: list[fleet_store.RunnerRow]) -> list[fleet_store.RunnerRow]:
+    """The latest join of each runner name, when it is in its pool or was turned away; in the rows' order."""
+    latest: dict[str, fleet_store.RunnerRow] = {}
+    for row in rows:
+        if row.name not in latest or row.id > latest[row.name].id:
+            latest[row.name] = row
+    return [
+        row
+        for row in rows
+        if latest[row.name] is row and (row.state in (*fleet_store.LIVE, "joined") or row.state in SHOWN_GONE_STATES)
+    ]
+
+
 @dataclass
 class RunnerSet:
     pool: asyncpg.Pool
@@ -62,6 +80,8 @@ class RunnerSet:
     local_validator: LocalValidator | None = None
     view: FleetView | None = None
     dispatch_pool: RunnerPool = field(default_factory=RunnerPool)
+    unusable: dict[int, str] = field(default_factory=dict)
+    """Why this bot sends no job to a live fleet runner, by runner id: its client could not be built."""
 
     @property
     def runners(self) -> list[JobRunner]:
@@ -86,12 +106,20 @@ class RunnerSet:
         if self.view is None:
             return found
         reachable = {r.name: r for r in self.dispatch_pool.members() if isinstance(r, RemoteRunner)}
-        rows = await fleet_store.list_runners(self.pool)
+        rows = _shown_runners(await fleet_store.list_runners(self.pool, include_gone=True, limit=MAX_RUNNER_ROWS))
         found += await asyncio.gather(*(self._fleet_status(row, reachable.get(row.name)) for row in rows))
         return found
 
     async def _fleet_status(self, row: fleet_store.RunnerRow, runner: RemoteRunner | None) -> RunnerStatus:
         quarantine = row.quarantine_reason if row.quarantined else None
+        if row.state in SHOWN_GONE_STATES:
+            # Not unreachable: its pool or an operator turned it away, and it stays away until someone acts.
+            why = row.note or row.state
+            return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, None, None, why, row.state, quarantine)
+        unusable = self.unusable.get(row.id)
+        if runner is None and unusable is not None:
+            # Live in its pool, but this bot will not send it jobs (a plain-http address on another host).
+            return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, None, None, unusable, row.state, quarantine)
         if runner is None:
             why = row.note or ("not heard from" if row.state in ("active", "draining") else row.state)
             return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, None, why, None, row.state, quarantine)
@@ -103,7 +131,10 @@ class RunnerSet:
             return RunnerStatus(
                 row.name, row.gpu_type, "fleet", row.slots, None, _health_error(exc), None, row.state, quarantine
             )
-        return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, health, None, None, row.state, quarantine)
+        # Its pool checked its hardware at registration; the dispatcher still refuses it when its health says
+        # another GPU (another host behind the address), and the moderator reads why here.
+        refused = runner.check_gpu_type(health)
+        return RunnerStatus(row.name, row.gpu_type, "fleet", row.slots, health, None, refused, row.state, quarantine)
 
     async def aclose(self) -> None:
         if self.local is not None:
@@ -125,12 +156,19 @@ async def build_runners(settings: BotSettings, session: aiohttp.ClientSession, p
     if use_fleet:
 
         def make(live: LiveRunner) -> JobRunner:
-            return fleet_runner(
-                live,
-                session,
-                ca_file=fleet_settings.runner_ca_file,
-                allow_plain_http=fleet_settings.allow_plain_http,
-            )
+            try:
+                runner = fleet_runner(
+                    live,
+                    session,
+                    ca_file=fleet_settings.runner_ca_file,
+                    allow_plain_http=fleet_settings.allow_plain_http,
+                )
+            except RunnerConfigError as exc:
+                # Moderators read why in `/mod runners`; the view logs it and sends the runner no job.
+                built.unusable[live.id] = exc.message
+                raise
+            built.unusable.pop(live.id, None)
+            return runner
 
         built.view = FleetView(pool, built.dispatch_pool, make, fleet_settings)
         await built.view.refresh()  # the pools' runners are known before the first command is answered

@@ -80,19 +80,19 @@ def render_runners(statuses: list[RunnerStatus], jobs_by_state: dict[str, int], 
         if status.quarantine is not None:
             lines.append(f"🔒 quarantined, no ranked job: {clip(status.quarantine, 300)}")
         health = status.health
+        if status.refused is not None:
+            lines.append(f"⛔ refused, no job goes to it: {clip(status.refused, 300)}")
         if status.error is not None:
             lines.append(f"❌ unreachable: {clip(status.error, 300)}")
         elif health is not None:
             gpus = ", ".join(g.name for g in health.gpus) or health.device
-            if status.refused is not None:
-                lines.append(f"⛔ refused, no job goes to it: {clip(status.refused, 300)}")
             lines.append(f"{'✅' if health.status == 'ok' else '⚠️'} {health.status} · {gpus}")
             lines.append(
                 f"free slots {health.free_slots}/{health.slots} · queue {health.queue_depth}/{health.max_queue}"
             )
             versions = [f"torch {health.torch}" if health.torch else "", f"nvcc {health.nvcc}" if health.nvcc else ""]
             lines.append(f"sandbox {health.sandbox} · {' · '.join(v for v in versions if v) or 'no toolchain info'}")
-        else:
+        elif status.kind == "local":
             lines.append("runs on this machine, in sandboxed worker processes")
         embed.add_field(name=clip(status.name, 256), value=clip("\n".join(lines), FIELD_LIMIT), inline=False)
     return fit(embed)
