@@ -3,9 +3,11 @@
 #
 #   deploy/tls/make-runner-cert.sh DIR NAME [NAME|IP ...]
 #
-# DIR/ca.pem     the CA certificate: give it to the bot (`ca_file` in the runner's ARENA_BOT_RUNNERS entry)
+# DIR/ca.pem     the CA certificate: give it to the dispatchers (ARENA_FLEET_RUNNER_CA_FILE of the bot, and of
+#                the API service where it dispatches)
 # DIR/ca.key     the CA's key: keep it off the GPU hosts, and make the next runner's certificate with it
-# DIR/NAME.crt   the runner's certificate, valid for every NAME and IP given (the bot's URL must use one)
+# DIR/NAME.crt   the runner's certificate, valid for every NAME and IP given (the address the runner advertises,
+#                RUNNER_ADVERTISE_URL, must use one)
 # DIR/NAME.key   its key, mode 0600: RUNNER_TLS_KEY_FILE
 #
 # The certificates pass Python's strict X.509 checks (key usage, key identifiers), which Python 3.13 turns on.
@@ -38,5 +40,6 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name"
 openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 825 \
   -extfile "$ext" -out "$dir/$name.crt" 2>"$dir/openssl.log" || { cat "$dir/openssl.log" >&2; exit 1; }
 chmod 644 "$dir/ca.pem" "$dir/$name.crt"
-echo "runner: RUNNER_TLS_CERT_FILE=$dir/$name.crt RUNNER_TLS_KEY_FILE=$dir/$name.key"
-echo "bot:    {\"url\": \"https://$name:8700\", \"ca_file\": \"$dir/ca.pem\", ...} in ARENA_BOT_RUNNERS"
+echo "runner:      RUNNER_TLS_CERT_FILE=$dir/$name.crt RUNNER_TLS_KEY_FILE=$dir/$name.key" \
+  "RUNNER_ADVERTISE_URL=https://$name:8700"
+echo "dispatchers: ARENA_FLEET_RUNNER_CA_FILE=$dir/ca.pem"
