@@ -14,6 +14,7 @@ The runner never holds database credentials: everything goes through the API ser
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import platform
@@ -168,6 +169,7 @@ class Membership:
         self.standing: RunnerStanding | None = None
         self.draining = False
         self._hardware: RunnerHardware | None = None
+        self._calls = asyncio.Lock()
 
     @property
     def secret(self) -> bytes:
@@ -176,15 +178,18 @@ class Membership:
 
     async def _call(self, method: str, path: str, model: BaseModel | None, *, signed: bool) -> ApiAnswer:
         body = model.model_dump_json().encode() if model is not None else b""
-        headers = {"Content-Type": "application/json"} if body else {}
-        if signed:
-            assert self.joined is not None
-            headers |= runner_sign_headers(self.joined.runner_id, self.secret, method, path, body)
-        timeout = aiohttp.ClientTimeout(total=CALL_TIMEOUT_S)
-        async with self._session.request(
-            method, self.api_url + path, data=body or None, headers=headers, timeout=timeout
-        ) as response:
-            return ApiAnswer(response.status, await response.read())
+        # One call at a time, signed as it is sent: the API accepts a runner's signed request only if it is newer
+        # than the last one it accepted, so two calls overtaking each other would get the later-signed one refused.
+        async with self._calls:
+            headers = {"Content-Type": "application/json"} if body else {}
+            if signed:
+                assert self.joined is not None
+                headers |= runner_sign_headers(self.joined.runner_id, self.secret, method, path, body)
+            timeout = aiohttp.ClientTimeout(total=CALL_TIMEOUT_S)
+            async with self._session.request(
+                method, self.api_url + path, data=body or None, headers=headers, timeout=timeout
+            ) as response:
+                return ApiAnswer(response.status, await response.read())
 
     async def join(self, token: str) -> RunnerJoined:
         """Exchange the bootstrap token for this runner's credential. Raises MembershipError."""
@@ -219,8 +224,10 @@ class Membership:
     async def heartbeat(self, manager: JobManager) -> RunnerStanding | None:
         """One heartbeat; registers again when the core says this runner left. None when the API did not answer."""
         assert self.joined is not None
+        # Draining to stop, or paused while the canaries hold the devices: either way no new job should come.
+        paused = self.draining or manager.draining
         beat = RunnerHeartbeat(
-            state="draining" if self.draining else "active", busy_slots=manager.busy, queue_depth=len(manager.queue)
+            state="draining" if paused else "active", busy_slots=manager.busy, queue_depth=len(manager.queue)
         )
         path = f"/v1/runners/{self.joined.runner_id}/heartbeat"
         try:
@@ -265,6 +272,8 @@ class Membership:
         if paused:
             manager.draining = True  # no new job while the canaries hold the devices
         try:
+            with contextlib.suppress(MembershipError, ValidationError):
+                await self.heartbeat(manager)  # dispatchers stop choosing this runner now, not at the next beat
             while not manager.idle:
                 await asyncio.sleep(0.5)
             for slot in manager.slots:
@@ -287,6 +296,8 @@ class Membership:
         finally:
             if paused and not self.draining:
                 manager.draining = False
+                with contextlib.suppress(MembershipError, ValidationError, aiohttp.ClientError, TimeoutError):
+                    await self.heartbeat(manager)  # active again
 
     async def canary_loop(self, manager: JobManager, python: str, interval_s: float) -> None:
         """Canaries now, then every `interval_s`."""
