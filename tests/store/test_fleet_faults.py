@@ -1,0 +1,254 @@
+"""The fleet's faults, each against real processes: `arena api` dispatching to runner daemons that joined their
+pool (`tests/store/fleet_processes.py`), on a real PostgreSQL.
+
+In every test each job ends exactly once: it reaches a final state once, is claimed once per attempt, its
+result is stored once (a runner that finishes late stores nothing), and no user pays a rate-limit token for the
+service's fault (`assert_ended_once`). Nothing here asserts a duration: every wait polls up to a generous
+deadline, so a busy machine only makes the tests slower.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import AsyncIterator
+
+import aiohttp
+import asyncpg
+import pytest
+from faults import PostgresUnderTest
+from fleet_processes import (
+    FAST_SOLUTION,
+    Fleet,
+    assert_ended_once,
+    available_tokens,
+    fleet_on,
+    live_names,
+    runner_metrics,
+    runner_row,
+    runner_secret,
+    start_fleet,
+    submit_test,
+    wait_final,
+    wait_live,
+    wait_state,
+    wait_until,
+)
+from store_helpers import add_problems
+
+from core.dispatch import job_key
+from core.store import jobs
+from core.store.pool import create_pool
+from runner.api import JobRequest
+from runner.auth import sign_headers
+
+pytestmark = pytest.mark.timeout(600)
+
+
+@pytest.fixture
+async def fleet(db_dsn: str) -> AsyncIterator[Fleet]:
+    async with fleet_on(db_dsn) as made:
+        yield made
+
+
+async def _running_on(pool: asyncpg.Pool, job_id: int, fleet_: Fleet) -> str:
+    """Once the job runs, the runner that holds it."""
+    job = await wait_state(pool, job_id, {"running"}, fleet_)
+    assert job.runner is not None
+    return job.runner
+
+
+def _other(runners: dict[str, object], name: str) -> str:
+    return next(n for n in runners if n != name)
+
+
+async def _left_its_pool(pool: asyncpg.Pool, job_id: int, runner: str) -> bool:
+    return any(m.note == f"runner {runner} left its pool" for m in await jobs.transitions(pool, job_id))
+
+
+@pytest.mark.parametrize("how", ["kill", "hang"])
+async def test_a_runner_lost_mid_job_has_its_job_rerun_on_the_other_and_ended_once(
+    pool: asyncpg.Pool, fleet: Fleet, how: str
+):
+    """Killed with SIGKILL, or hung (SIGSTOP, never resumed: no heartbeat, no answer): the core stops hearing
+    from it, it leaves its pool, and its job goes back to the head of the queue and runs on the other runner."""
+    await add_problems(pool)
+    runners = await start_fleet(pool, fleet, ["ra", "rb"])
+    receipt = await submit_test(pool, "alice")
+    lost = await _running_on(pool, receipt.job_id, fleet)
+    runners[lost].send(signal.SIGKILL if how == "kill" else signal.SIGSTOP)
+
+    job = await wait_final(pool, receipt.job_id, fleet)
+    assert (job.state, job.attempts, job.runner) == ("done", 2, _other(runners, lost))
+    assert await _left_its_pool(pool, receipt.job_id, lost)
+    assert (await runner_row(pool, lost)).state == "left"
+    await assert_ended_once(pool, [receipt])
+
+
+async def test_a_partitioned_runner_finishes_late_its_result_is_dropped_and_it_comes_back(
+    pool: asyncpg.Pool, fleet: Fleet
+):
+    """The runner is cut off mid-job (SIGSTOP), its job is requeued and finished elsewhere; then it comes back
+    (SIGCONT), finishes the job late, and that result is not stored. Told it left, it registers again and takes
+    later jobs."""
+    await add_problems(pool)
+    runners = await start_fleet(pool, fleet, ["ra", "rb"])
+    receipt = await submit_test(pool, "alice")
+    cut = await _running_on(pool, receipt.job_id, fleet)
+    runners[cut].send(signal.SIGSTOP)
+    job = await wait_final(pool, receipt.job_id, fleet)
+    assert (job.state, job.attempts, job.runner) == ("done", 2, _other(runners, cut))
+
+    runners[cut].send(signal.SIGCONT)
+    await wait_live(pool, fleet, {cut})
+    # The late runner did finish the job: its own table says so, yet the store kept the other runner's result.
+    late = await runner_metrics(pool, cut)
+    assert late['arena_runner_jobs_total{outcome="passed"}'] == 1, late
+    await assert_ended_once(pool, [receipt])
+    assert "registering again" in runners[cut].log()
+
+    # Back in its pool, it takes jobs again: with the other runner gone, the next job can only run there.
+    runners[_other(runners, cut)].stop()
+    later = await submit_test(pool, "bob", variant=1)
+    assert (await wait_final(pool, later.job_id, fleet)).runner == cut
+    await assert_ended_once(pool, [receipt, later])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+async def test_jobs_end_once_across_a_restart_of_the_api_service(pool: asyncpg.Pool, fleet: Fleet, sig: int):
+    """The API service (and its dispatcher) stops mid-job and starts again on the same port: the runners keep
+    (or regain) their place, and every job ends once."""
+    await add_problems(pool)
+    await start_fleet(pool, fleet, ["ra", "rb"])
+    receipts = [await submit_test(pool, f"user{i}", variant=i) for i in range(3)]
+    await wait_state(pool, receipts[0].job_id, {"running"}, fleet)
+    api = fleet.procs[0]
+    api.stop(sig)
+    fleet.api(port=fleet.api_port).start()
+    await fleet.wait_api()
+    for receipt in receipts:
+        await wait_final(pool, receipt.job_id, fleet)
+    await assert_ended_once(pool, receipts)
+    await wait_live(pool, fleet, {"ra", "rb"})
+
+
+async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet: Fleet):
+    """Two API services with dispatchers of their own over one store: each job is claimed once, by one of them."""
+    await add_problems(pool)
+    await start_fleet(pool, fleet, ["ra", "rb"])
+    second = fleet.api("api-2", port=_free_port())
+    second.start()
+    receipts = [await submit_test(pool, f"user{i % 4}", FAST_SOLUTION, variant=i) for i in range(20)]
+    for receipt in receipts:
+        await wait_final(pool, receipt.job_id, fleet, timeout_s=400)
+    ended = await assert_ended_once(pool, receipts)
+    assert {job.attempts for job in ended.values()} == {1}
+    owners = {
+        m.owner
+        for r in receipts
+        for m in await jobs.transitions(pool, r.job_id)
+        if (m.from_state, m.to_state) == ("queued", "dispatched")
+    }
+    assert owners <= {"api-1", "api-2"} and owners, owners
+
+
+def _free_port() -> int:
+    from tests.runner.conftest import free_port
+
+    return free_port()
+
+
+# -- the database killed and started again ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+async def server() -> AsyncIterator[PostgresUnderTest]:
+    started = await PostgresUnderTest.start_new()
+    try:
+        yield started
+    finally:
+        await started.close()
+
+
+async def _ready_status(url: str) -> int | None:
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(url + "/v1/ready", timeout=aiohttp.ClientTimeout(total=10)) as response:
+                return response.status
+    except (aiohttp.ClientError, TimeoutError):
+        return None
+
+
+async def test_jobs_end_once_when_the_database_is_killed_and_started_again(server: PostgresUnderTest):
+    """SIGKILL to the postmaster and its backends mid-job: the API answers 503 meanwhile, the runners keep sending
+    heartbeats (and register again if the sweep moved them out), and every job ends once."""
+    dsn = await server.new_database()
+    async with create_pool(dsn, min_size=1, max_size=4, command_timeout=30) as pool, fleet_on(dsn) as fleet:
+        await add_problems(pool)
+        await start_fleet(pool, fleet, ["ra", "rb"])
+        receipts = [await submit_test(pool, f"user{i}", variant=i) for i in range(3)]
+        await wait_state(pool, receipts[0].job_id, {"running"}, fleet)
+        await server.kill()
+        try:
+
+            async def unavailable() -> bool:
+                return await _ready_status(fleet.api_url) == 503
+
+            await wait_until(unavailable, 60, "the API did not answer 503 without its store", fleet.logs)
+            await asyncio.sleep(2 * 3.0)  # past the heartbeat timeout: the runners look silent once it is back
+        finally:
+            await server.start()
+        for receipt in receipts:
+            await wait_final(pool, receipt.job_id, fleet)
+        await assert_ended_once(pool, receipts)
+        await wait_live(pool, fleet, {"ra", "rb"})
+        assert not [p.log_path.name for p in fleet.procs if not p.running]
+
+
+# -- a captured request replayed --------------------------------------------------------------------------------
+
+
+async def test_a_request_captured_on_its_way_to_one_runner_is_refused_by_another_and_by_itself(
+    pool: asyncpg.Pool, fleet: Fleet
+):
+    """Each runner checks with its own secret, and remembers what it accepted: a dispatcher's signed `POST
+    /v1/jobs` to runner A, replayed to runner B, is refused (B runs nothing), and replayed to A, refused too."""
+    await add_problems(pool)
+    await start_fleet(pool, fleet, ["ra", "rb"], ARENA_API_DISPATCH="false")
+    receipt = await submit_test(pool, "alice", FAST_SOLUTION)
+    spec = await jobs.job_spec(pool, receipt.job_id)
+    assert spec is not None
+    body = (
+        JobRequest(
+            submission_id=job_key(receipt.job_id),
+            problem_slug=spec.slug,
+            problem_version=spec.problem_version,
+            language=spec.language,  # type: ignore[arg-type]
+            file_name=spec.file_name,
+            source=spec.source,
+            dtype=spec.dtype,  # type: ignore[arg-type]
+            mode=spec.mode,  # type: ignore[arg-type]
+        )
+        .model_dump_json()
+        .encode()
+    )
+    headers = {
+        "Content-Type": "application/json",
+        **sign_headers(await runner_secret(pool, "ra"), "POST", "/v1/jobs", body),
+    }
+    urls = {name: (await runner_row(pool, name)).url for name in ("ra", "rb")}
+
+    async def post(name: str) -> int:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{urls[name]}/v1/jobs", data=body, headers=headers) as response:
+                return response.status
+
+    assert await post("ra") == 202
+    assert await post("rb") == 401
+    assert await post("ra") == 401
+    a, b = await runner_metrics(pool, "ra"), await runner_metrics(pool, "rb")
+    assert (a["arena_runner_jobs_retained"], b["arena_runner_jobs_retained"]) == (1, 0)
+    assert b['arena_runner_auth_failures_total{reason="bad_signature"}'] == 1, b
+    assert a['arena_runner_auth_failures_total{reason="replayed"}'] == 1, a
+    assert await live_names(pool) == {"ra", "rb"}
+    assert await available_tokens(pool, receipt.user_id) == pytest.approx(49, abs=0.5)
