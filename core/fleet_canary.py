@@ -10,11 +10,14 @@ The API service calls `record_canary` when a runner reports (at join, then perio
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import asyncpg
 
 from core.canary import CanaryVerdict, canary_drift
+from core.errors import ModerationError
 from core.fleet import FleetAuthError, RunnerGoneError, standing
+from core.moderation import Actor, rerun_submission
 from core.store import fleet as store
 from runner.api import CanaryReport, RunnerStanding
 
@@ -55,3 +58,24 @@ async def record_canary(pool: asyncpg.Pool, runner_id: int, report: CanaryReport
         row = await store.get_runner(conn, runner_id)
     assert row is not None
     return standing(row)
+
+
+@dataclass(frozen=True)
+class FlaggedRerun:
+    submission_id: int
+    job_id: int | None  # None when it could not be re-run now (`problem` says why)
+    problem: str | None = None
+
+
+async def rerun_flagged(pool: asyncpg.Pool, actor: Actor, runner: str | None = None) -> list[FlaggedRerun]:
+    """Re-run every flagged ranked result (of `runner`, or of any): each gets a new job, its flag is cleared."""
+    done: list[FlaggedRerun] = []
+    for submission_id in await store.flagged_submissions(pool, runner):
+        try:
+            job_id = await rerun_submission(pool, actor, submission_id, "timed on a runner whose canaries drifted")
+        except ModerationError as exc:
+            done.append(FlaggedRerun(submission_id, None, exc.message))
+            continue
+        await store.clear_flag(pool, submission_id)
+        done.append(FlaggedRerun(submission_id, job_id))
+    return done

@@ -12,9 +12,10 @@ import asyncpg
 from arena.render import table
 from arena.store_command import store_command
 from core import fleet
-from core.errors import ModerationError, UserFacingError
+from core.errors import UserFacingError
 from core.fleet import GPU_TYPE_PATTERN, FleetSettings
-from core.moderation import Actor, rerun_submission
+from core.fleet_canary import rerun_flagged
+from core.moderation import Actor
 from core.settings import Settings
 from core.store import fleet as fleet_store
 
@@ -83,18 +84,12 @@ async def _revoke(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
 
 async def _rerun_flagged(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
     actor = Actor(f"local:{settings.local_user}", settings.local_user)
-    flagged = await fleet_store.flagged_submissions(pool, args.runner)
-    if not flagged:
+    reruns = await rerun_flagged(pool, actor, args.runner)
+    if not reruns:
         print("No ranked result is flagged" + (f" on {args.runner}." if args.runner else "."))
-        return 0
-    for submission_id in flagged:
-        try:
-            job_id = await rerun_submission(pool, actor, submission_id, "timed on a runner whose canaries drifted")
-        except ModerationError as exc:
-            print(f"submission #{submission_id}: {exc.message}")
-            continue
-        await fleet_store.clear_flag(pool, submission_id)
-        print(f"submission #{submission_id}: re-run as job {job_id}")
+    for rerun in reruns:
+        what = f"re-run as job {rerun.job_id}" if rerun.job_id is not None else f"not re-run: {rerun.problem}"
+        print(f"submission #{rerun.submission_id}: {what}")
     return 0
 
 

@@ -29,7 +29,7 @@ from bot.ui.contests import render_amend_announcement, render_amendment, render_
 from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_audit, render_published, render_runners
 from bot.ui.views import ConfirmView
-from core import browse, contests, moderation
+from core import browse, contests, fleet_canary, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
 from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
@@ -143,6 +143,27 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         await defer(interaction, public=False)
         job_id = await moderation.rerun_submission(self.bot.pool, member_actor(interaction.user), id, reason)
         text = f"Submission #{id} is queued again as job {job_id}; `/submission {id}` shows the new result."
+        await answer(interaction, embed=render_notice(text))
+
+    @app_commands.command(
+        name="rerun-flagged", description="Run again the ranked results timed on a runner whose canaries drifted"
+    )
+    @app_commands.describe(runner="only those timed on this runner (default: every flagged result)")
+    async def rerun_flagged(
+        self, interaction: discord.Interaction, runner: app_commands.Range[str, 1, 64] | None = None
+    ) -> None:
+        await defer(interaction, public=False)
+        reruns = await fleet_canary.rerun_flagged(self.bot.pool, member_actor(interaction.user), runner)
+        if not reruns:
+            text = "No ranked result is flagged" + (f" on `{runner}`." if runner else ".")
+        else:
+            lines = [
+                f"#{r.submission_id}: "
+                + (f"queued again as job {r.job_id}" if r.job_id is not None else r.problem or "")
+                for r in reruns
+            ]
+            text = f"{sum(r.job_id is not None for r in reruns)} of {len(reruns)} flagged results queued again.\n"
+            text += "\n".join(lines[:20]) + ("\n…" if len(lines) > 20 else "")
         await answer(interaction, embed=render_notice(text))
 
     @app_commands.command(name="audit", description="The latest moderator actions, or those on one target")

@@ -103,8 +103,8 @@ PLAIN_HTTP_REFUSED = (
     "The runner URL uses plain http:// to another host: job sources and results would cross the network "
     "unencrypted, and a machine on the path could alter the results. Serve the runner over HTTPS "
     "(RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, or a TLS proxy in front) and use an https:// URL, or, on a "
-    "network you trust, allow plain HTTP for this runner (`allow_plain_http` in its ARENA_BOT_RUNNERS entry, "
-    "or --allow-plain-http for arena submit)."
+    "network you trust, allow plain HTTP (ARENA_FLEET_ALLOW_PLAIN_HTTP=true on the dispatchers for the fleet's "
+    "runners, or --allow-plain-http for arena submit)."
 )
 
 

@@ -257,8 +257,8 @@ class SandboxPolicy:
         """Blocking (it may ask the workers' interpreter where it lives): call it through `asyncio.to_thread`."""
         env = {**settings.passthrough_env(), **settings.sandbox_env}
         masks = [*settings.mask_files, str(settings.state_dir), str(settings.resolved_cache_dir())]
-        if settings.secret_file is not None:
-            masks.append(str(settings.secret_file))
+        # The runner's credentials: the shared secret, or the pool's bootstrap token (with which anyone could join).
+        masks += [str(path) for path in (settings.secret_file, settings.token_file) if path is not None]
         return cls(
             python=settings.python,
             uid_base=settings.sandbox_uid if os.geteuid() == 0 else None,

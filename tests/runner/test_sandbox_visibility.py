@@ -4,6 +4,7 @@ a real Python submission, run through the real runner and sandbox, tries to read
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -20,7 +21,7 @@ import pytest
 from runner.api import SubmissionResult
 from runner.host.executor import Executor
 from runner.host.job import run_job
-from runner.host.sandbox import PACKAGE_ROOT, SandboxLevel
+from runner.host.sandbox import PACKAGE_ROOT, SandboxLevel, SandboxPolicy
 from tests.runner.conftest import good_request, job_request, settings_for
 
 PROBE = """
@@ -161,3 +162,13 @@ async def test_a_job_runs_when_its_state_dir_lies_under_a_private_directory(tmp_
         pytest.skip(f"this host allows only sandbox level {executor.sandbox.level}")
     result = await run_job(good_request(), executor=executor)
     assert result.status == "passed", result.error
+
+
+async def test_a_pool_members_bootstrap_token_is_masked_like_the_shared_secret(state_dir: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "pool.token"
+    token_file.write_text("arena-join-" + secrets.token_urlsafe(32))
+    settings = settings_for(state_dir, secrets.token_hex(24), token_file=token_file, join_url="http://127.0.0.1:8800")
+    policy = await asyncio.to_thread(SandboxPolicy.from_settings, settings)
+    assert os.path.realpath(token_file) in policy.mask_paths
+    without = await asyncio.to_thread(SandboxPolicy.from_settings, settings_for(state_dir, secrets.token_hex(24)))
+    assert os.path.realpath(token_file) not in without.mask_paths
