@@ -294,14 +294,16 @@ def base_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(("RUNNER_", "ARENA_", "DATABASE_URL"))}
 
 
-def start_apis(cfg: Config, dsn: str, logs: Path) -> tuple[list[str], list[Proc]]:
-    """The API replicas, each dispatching; returns their URLs too."""
+def start_apis(cfg: Config, dsn: str, logs: Path, profile: Path | None) -> tuple[list[str], list[Proc]]:
+    """The API replicas, each dispatching; returns their URLs too. `profile`: run the first under cProfile, its
+    statistics written there when it stops."""
     ports = [free_port() for _ in range(cfg.replicas)]
     urls = [f"http://127.0.0.1:{p}" for p in ports]
+    profiled = ["-m", "cProfile", "-o", str(profile)] if profile is not None else []
     apis = [
         Proc(
             f"api-{i + 1}",
-            [sys.executable, "-m", "api"],
+            [sys.executable, *(profiled if i == 0 else []), "-m", "api"],
             {**base_env(), "DATABASE_URL": dsn, "ARENA_API_PORT": str(port), "ARENA_DISPATCH_OWNER": f"api-{i + 1}"},
             logs,
         )
@@ -561,7 +563,7 @@ async def report(
     return rates
 
 
-async def run(cfg: Config, out: list[str]) -> dict[str, float]:
+async def run(cfg: Config, out: list[str], profile: Path | None = None) -> dict[str, float]:
     settings = StoreSettings()
     tmp = Path(tempfile.mkdtemp(prefix="arena-bench-fleet-"))
     logs = tmp / "logs"
@@ -593,7 +595,7 @@ async def run(cfg: Config, out: list[str]) -> dict[str, float]:
             token_file = tmp / "token"
             token_file.write_text(made.token + "\n")
             token_file.chmod(0o600)
-            urls, apis = start_apis(cfg, dsn, logs)
+            urls, apis = start_apis(cfg, dsn, logs, profile)
             procs = list(apis)
             await wait_ready(urls, apis)
             sims, real = start_runners(cfg, urls, token_file, logs)
@@ -644,6 +646,7 @@ def main() -> int:
     parser.add_argument("--real-nice", type=int, default=10, help="niceness of the real runner daemon")
     parser.add_argument("--seed", type=int, default=20261127)
     parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--profile-api", type=Path, help="run the first API replica under cProfile, stats to this file")
     args = parser.parse_args()
     cfg = Config(
         args.users, args.jobs, args.replicas, args.sim_procs, args.sim_per_proc, args.job_ms, args.jitter_ms,
@@ -658,7 +661,7 @@ def main() -> int:
         ).stdout.strip()
     )
     try:
-        asyncio.run(run(cfg, out))
+        asyncio.run(run(cfg, out, args.profile_api))
     finally:
         report_text = "\n".join(out) + "\n"
         print(report_text, end="")

@@ -185,23 +185,31 @@ _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
 
 # 3. For each mode in MODE_PRIORITY order, the oldest ready job of the mode of the user who waits longest: the users
 #    with queued jobs of the mode are the rows of `queue_waiters` (V015, kept by triggers on jobs and queue_turns)
-#    whose count is above 0, read from `queue_waiters_next` in the claim's order: by their last turn on the GPU type
-#    (never served first), then by how long they have waited. The order comes from the index and nothing sorts after
-#    the lateral lookup, so the nested loop stops at the first user with a job it can lock: one index probe for the
-#    user and one for their job, however many users wait. SKIP LOCKED passes over a user whose only ready job another
-#    dispatcher is taking.
-_MODE_PICK = """SELECT * FROM (
-    SELECT job.id, job.state FROM (
+#    whose count is above 0, in the claim's order: by their last turn on the GPU type (never served first), then by
+#    how long they have waited. The users are sorted before the lateral lookup and nothing sorts after it, so the
+#    nested loop stops at the first user with a job it can lock; SKIP LOCKED passes over a user whose only ready job
+#    another dispatcher is taking. The first branch reads only the first WAITERS_AHEAD users, which the planner takes
+#    from `queue_waiters_next` in order (one index probe for the user, one for the job); a sort of every waiting user
+#    would cost a few milliseconds a claim with 1,000 of them. Only when none of those has a ready job it can lock
+#    (all backing off, or being taken) does the second branch read them all.
+WAITERS_AHEAD = 64
+_MODE_WAITERS = """SELECT job.id, job.state FROM (
         SELECT user_id FROM queue_waiters
         WHERE gpu_type = $1 AND mode = '{mode}' AND queued > 0
-        ORDER BY turn NULLS FIRST, since
+        ORDER BY turn NULLS FIRST, since{limit}
     ) AS w CROSS JOIN LATERAL (
         SELECT id, state FROM jobs
         WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id = w.user_id
           AND not_before <= now()
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-    ) AS job
-    LIMIT 1) AS {mode}_turn"""
+    ) AS job"""
+_MODE_PICK = (
+    "SELECT * FROM (("
+    + _MODE_WAITERS.replace("{limit}", f" LIMIT {WAITERS_AHEAD}")
+    + " LIMIT 1) UNION ALL ("
+    + _MODE_WAITERS.replace("{limit}", "")
+    + " LIMIT 1) LIMIT 1) AS {mode}_turn"
+)
 
 
 @functools.cache
