@@ -28,6 +28,7 @@ from core import fleet
 from core.dispatch import STORE_OUTAGE_ERRORS
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.fleet_canary import record_canary
+from core.store import fleet as fleet_store
 from runner.api import (
     ApiError,
     ApiErrorBody,
@@ -148,6 +149,38 @@ async def leave(request: web.Request) -> web.Response:
     return _json(await fleet.deregister(request.app[POOL], runner_id))
 
 
+def _label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """Prometheus text: the fleet's runners per pool and state (quarantined, heard from), live jobs per pool, and
+    the ranked results flagged by canaries. Counts only: no address or secret."""
+    counts = await fleet_store.fleet_counts(request.app[POOL], request.app[SETTINGS].fleet.heartbeat_timeout_s)
+    lines = [
+        "# HELP arena_fleet_runners Runners in their pools, by pool and state.",
+        "# TYPE arena_fleet_runners gauge",
+        "# HELP arena_fleet_runners_quarantined Runners whose canaries drifted (no ranked job).",
+        "# TYPE arena_fleet_runners_quarantined gauge",
+        "# HELP arena_fleet_runners_heard Runners heard from within the heartbeat timeout.",
+        "# TYPE arena_fleet_runners_heard gauge",
+    ]
+    for row in counts["runners"]:
+        labels = f'pool="{_label(row["gpu_type"])}",state="{row["state"]}"'
+        lines.append(f"arena_fleet_runners{{{labels}}} {row['n']}")
+        lines.append(f"arena_fleet_runners_quarantined{{{labels}}} {row['quarantined']}")
+        lines.append(f"arena_fleet_runners_heard{{{labels}}} {row['heard']}")
+    lines += ["# HELP arena_jobs Jobs not finished, by pool and state.", "# TYPE arena_jobs gauge"]
+    for row in counts["jobs"]:
+        lines.append(f'arena_jobs{{pool="{_label(row["gpu_type"])}",state="{row["state"]}"}} {row["n"]}')
+    lines += [
+        "# HELP arena_flagged_results Ranked results timed on a runner whose canaries drifted, not re-run yet.",
+        "# TYPE arena_flagged_results gauge",
+        f"arena_flagged_results {counts['flagged'][0]['n']}",
+    ]
+    return web.Response(text="\n".join(lines) + "\n", content_type="text/plain", charset="utf-8")
+
+
 async def openapi(request: web.Request) -> web.Response:
     return web.json_response(openapi_document())
 
@@ -254,6 +287,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
             web.post("/v1/runners/{runner_id}/canaries", canaries),
             web.delete("/v1/runners/{runner_id}", leave),
             web.get("/v1/openapi.json", openapi),
+            web.get("/metrics", metrics),
         ]
     )
     return app

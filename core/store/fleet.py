@@ -314,3 +314,25 @@ async def in_flight_on(conn: Conn, runner_name: str) -> int:
         "SELECT count(*) FROM jobs WHERE runner = $1 AND state IN ('dispatched', 'running')", runner_name
     )
     return value
+
+
+async def fleet_counts(conn: Conn, timeout_s: float) -> dict[str, list[dict[str, Any]]]:
+    """What the metrics show: runners per pool and state (and quarantined, and live), queued jobs per pool, and
+    the flagged results."""
+    runners = await conn.fetch(
+        """SELECT gpu_type, state, count(*) AS n,
+            count(*) FILTER (WHERE quarantined_at IS NOT NULL) AS quarantined,
+            count(*) FILTER (WHERE last_seen_at >= now() - make_interval(secs => $1)) AS heard
+        FROM runners WHERE state IN ('joined', 'active', 'draining') GROUP BY gpu_type, state""",
+        timeout_s,
+    )
+    jobs = await conn.fetch(
+        "SELECT gpu_type, state, count(*) AS n FROM jobs WHERE state IN ('queued', 'dispatched', "
+        "'running') GROUP BY gpu_type, state"
+    )
+    flagged = await conn.fetchval("SELECT count(*) FROM submissions WHERE timing_flag IS NOT NULL")
+    return {
+        "runners": [dict(r) for r in runners],
+        "jobs": [dict(r) for r in jobs],
+        "flagged": [{"n": flagged}],
+    }

@@ -1,0 +1,123 @@
+"""The API service's runner endpoints over real HTTP (aiohttp's test server, the real store): unauthenticated
+liveness, join, signed registration and heartbeats, refusals with a real status and a clear message, replays,
+the OpenAPI document and the fleet's metrics."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import asyncpg
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from api.app import create_app, openapi_document
+from api.settings import ApiSettings
+from core import fleet
+from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoined, RunnerRegistration
+from runner.auth import runner_sign_headers
+
+H100 = GpuHardware(index=0, name="NVIDIA H100 80GB HBM3", uuid="GPU-1", gpu_type="h100")
+REGISTRATION = RunnerRegistration(
+    url="http://10.1.2.3:8700",
+    hardware=RunnerHardware(device="gpu", gpu_type="h100", gpus=[H100], slots=1, sandbox="full"),
+)
+
+
+@pytest.fixture
+async def client(pool: asyncpg.Pool) -> AsyncIterator[TestClient]:
+    async with TestClient(TestServer(create_app(pool, ApiSettings(dispatch=False)))) as test_client:
+        yield test_client
+
+
+async def join(client: TestClient, pool: asyncpg.Pool, name: str = "box-1", gpu_type: str = "h100") -> RunnerJoined:
+    made = await fleet.create_join_token(pool, gpu_type, lifetime=timedelta(hours=1))
+    response = await client.post("/v1/runners/join", json={"token": made.token, "name": name})
+    assert response.status == 201, await response.text()
+    return RunnerJoined.model_validate_json(await response.read())
+
+
+async def signed(
+    client: TestClient, joined: RunnerJoined, method: str, path: str, body: bytes = b""
+) -> tuple[int, dict]:
+    headers = runner_sign_headers(joined.runner_id, joined.secret.encode(), method, path, body)
+    headers["Content-Type"] = "application/json"
+    response = await client.request(method, path, data=body, headers=headers)
+    return response.status, await response.json()
+
+
+async def test_liveness_needs_no_signature_and_readiness_asks_the_store(client: TestClient) -> None:
+    assert (await client.get("/v1/health")).status == 200
+    ready = await client.get("/v1/ready")
+    assert ready.status == 200 and (await ready.json())["store"] == "ok"
+
+
+async def test_a_runner_joins_registers_and_sends_heartbeats(client: TestClient, pool: asyncpg.Pool) -> None:
+    joined = await join(client, pool)
+    path = f"/v1/runners/{joined.runner_id}"
+    status, body = await signed(client, joined, "PUT", path, REGISTRATION.model_dump_json().encode())
+    assert status == 200 and body["state"] == "active" and body["gpu_type"] == "h100"
+    status, body = await signed(
+        client, joined, "POST", path + "/heartbeat", RunnerHeartbeat().model_dump_json().encode()
+    )
+    assert status == 200 and body["state"] == "active"
+    metrics = await (await client.get("/metrics")).text()
+    assert 'arena_fleet_runners{pool="h100",state="active"} 1' in metrics
+    assert "10.1.2.3" not in metrics and joined.secret not in metrics
+    status, body = await signed(client, joined, "DELETE", path)
+    assert status == 200 and body["state"] == "left"
+
+
+async def test_unsigned_replayed_and_foreign_requests_are_refused(client: TestClient, pool: asyncpg.Pool) -> None:
+    a = await join(client, pool, "box-a")
+    b = await join(client, pool, "box-b")
+    path = f"/v1/runners/{a.runner_id}"
+    body = REGISTRATION.model_dump_json().encode()
+    unsigned = await client.put(path, data=body)
+    assert unsigned.status == 401 and "Sign the request" in (await unsigned.json())["error"]["message"]
+    # Signed with box-b's secret, claiming box-a.
+    headers = runner_sign_headers(a.runner_id, b.secret.encode(), "PUT", path, body)
+    foreign = await client.put(path, data=body, headers=headers)
+    assert foreign.status == 401 and "signature does not match" in (await foreign.json())["error"]["message"]
+    headers = runner_sign_headers(a.runner_id, a.secret.encode(), "PUT", path, body)
+    assert (await client.put(path, data=body, headers=headers)).status == 200
+    replayed = await client.put(path, data=body, headers=headers)
+    assert replayed.status == 401 and "replay" in (await replayed.json())["error"]["message"]
+
+
+async def test_a_gpu_not_of_the_pool_is_refused_with_403(client: TestClient, pool: asyncpg.Pool) -> None:
+    joined = await join(client, pool, "h200-box")
+    h200 = GpuHardware(index=0, name="NVIDIA H200", uuid="GPU-2", gpu_type="h200")
+    wrong = RunnerRegistration(
+        url="http://10.1.2.4:8700",
+        hardware=RunnerHardware(device="gpu", gpu_type="h200", gpus=[h200], slots=1, sandbox="full"),
+    )
+    status, body = await signed(
+        client, joined, "PUT", f"/v1/runners/{joined.runner_id}", wrong.model_dump_json().encode()
+    )
+    assert status == 403 and body["error"]["code"] == "forbidden"
+    assert "NVIDIA H200 (`h200`), and the pool is `h100`" in body["error"]["message"]
+
+
+async def test_bad_input_gets_400_and_a_bad_token_401(client: TestClient) -> None:
+    malformed = await client.post("/v1/runners/join", data=b"{not json")
+    assert malformed.status == 400 and (await malformed.json())["error"]["code"] == "bad_request"
+    unknown = await client.post("/v1/runners/join", json={"token": "arena-join-" + "x" * 30, "name": "box"})
+    assert unknown.status == 401 and "unknown, expired or revoked" in (await unknown.json())["error"]["message"]
+    assert (await client.put("/v1/runners/%F0%9F%98%80", data=b"{}")).status == 404
+
+
+def test_the_openapi_document_names_every_route_and_its_security() -> None:
+    document = openapi_document()
+    assert document["openapi"] == "3.1.0"
+    assert set(document["paths"]) >= {
+        "/v1/health",
+        "/v1/runners/join",
+        "/v1/runners/{runner_id}",
+        "/v1/runners/{runner_id}/heartbeat",
+        "/v1/runners/{runner_id}/canaries",
+    }
+    assert document["paths"]["/v1/runners/{runner_id}"]["put"]["security"] == [
+        {"runner": [], "signature": [], "timestamp": []}
+    ]
+    assert "RunnerHardware" in document["components"]["schemas"]
