@@ -191,6 +191,46 @@ def _run_recorded(
     return result
 
 
+def _run_on_fleet(args: argparse.Namespace, problem: Problem, path: Path, data: bytes) -> SubmissionResult:
+    """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
+    The service's measurement settings apply (the runner's), not the timing options of this command."""
+    from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
+    from core.fleet_submit import submit_to_fleet
+    from core.local_submit import LocalRun, LocalSubmission
+    from core.problems import ProblemSpec
+    from core.settings import RateLimitSettings, Settings
+    from core.store.pool import open_store
+
+    local = LocalSubmission(
+        problem=ProblemSpec.builtin(problem),
+        file_name=path.name,
+        data=data,
+        dtype=args.dtype,
+        mode=args.mode,
+        profile_case=args.profile_case,
+    )
+    big = {name: 10**9 for name in RateLimitSettings.model_fields}
+    settings = Settings().model_copy(update={"rate": RateLimitSettings(**big)})
+    progress = LocalRun()
+
+    async def queued() -> tuple[int, SubmissionResult]:
+        async with open_store(settings.store) as store:
+            return await submit_to_fleet(
+                store.pool, settings, local, args.fleet, lambda line: print(f"  {line}", file=sys.stderr), progress
+            )
+
+    try:
+        submission_id, result = asyncio.run(queued())
+    except KeyboardInterrupt:
+        raise CancelledByUserError(_interrupted(progress)) from None
+    except (*USER_FACING, CancelledByUserError):
+        raise
+    except (StoreUnavailableError, MigrationError, KernelArenaError) as exc:
+        raise UserFacingError(f"The store is unavailable: {exc}") from exc
+    print(f"  recorded as submission #{submission_id}", file=sys.stderr)
+    return result
+
+
 def measure_config(args: argparse.Namespace) -> MeasureConfig:
     from pydantic import ValidationError
 
@@ -236,7 +276,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
         device_kind=args.device,
         measure=measure_config(args),
     )
+    if args.fleet is not None and (args.runner or args.no_store):
+        raise UserFacingError(
+            "--fleet runs through the store on the fleet's runners: leave out --runner and --no-store."
+        )
     where = f"the runner at {args.runner}" if args.runner else "the local runner"
+    if args.fleet is not None:
+        where = f"the fleet's `{args.fleet}` pool"
     print(
         f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{data_types(problem, args.dtype)}, "
         f"{args.mode}] on {where}",
@@ -248,6 +294,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
                 args.runner, secret, request, ca_file=args.runner_ca_file, allow_plain_http=args.allow_plain_http
             )
         )
+    elif args.fleet is not None:
+        result = _run_on_fleet(args, problem, path, data)
     elif args.no_store:
         try:
             result = asyncio.run(run_job(request, ProgressPrinter()))
@@ -317,6 +365,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Compute's window, the PTX and SASS)",
     )
     p.add_argument("--no-store", action="store_true", help="run without recording the submission in the store")
+    p.add_argument(
+        "--fleet",
+        metavar="POOL",
+        help="queue it in the store for the fleet's runners of this pool (a GPU type such as h100, or cpu) and wait "
+        "for the result, instead of running it here",
+    )
     p.add_argument(
         "--device", choices=["auto", "gpu", "cpu"], default="auto", help="where to run (default: GPU if any)"
     )

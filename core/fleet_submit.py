@@ -1,0 +1,84 @@
+"""`arena submit --fleet POOL`: store the submission and let the fleet's dispatchers run it on a runner of the
+pool, following it in the store to its result. The CLI holds no runner and signs nothing: it needs the store only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import asyncpg
+
+from core.errors import UserFacingError
+from core.local_submit import LocalRun, LocalSubmission
+from core.problems import sync_problem
+from core.results import load_result
+from core.settings import Settings
+from core.store import fleet as fleet_store
+from core.store import jobs, submissions
+from core.submissions import SubmitRequest, submit
+from runner.api import SubmissionResult
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.5
+Progress = Callable[[str], None]
+
+
+async def submit_to_fleet(
+    pool: asyncpg.Pool,
+    settings: Settings,
+    local: LocalSubmission,
+    gpu_type: str,
+    say: Progress,
+    progress: LocalRun | None = None,
+) -> tuple[int, SubmissionResult]:
+    """Queue the submission for the pool `gpu_type` and wait for its result; the submission id and the result.
+    Says the queue place and start estimate as they change, and the runner once one takes the job. Cancelling
+    the caller withdraws the submission."""
+    if gpu_type not in await fleet_store.pool_types(pool):
+        pools = ", ".join(await fleet_store.pool_types(pool)) or "none yet"
+        raise UserFacingError(
+            f"No pool `{gpu_type}` exists in this store (pools: {pools}). Make one with `arena fleet token create "
+            f"--pool {gpu_type}` and start its runners, or run locally without --fleet."
+        )
+    progress = progress if progress is not None else LocalRun()
+    await sync_problem(pool, local.problem)
+    user = local.user_name or settings.local_user
+    request = SubmitRequest(
+        f"local:{user}",
+        user,
+        local.problem.slug,
+        local.file_name,
+        local.data,
+        gpu_type,
+        local.dtype,
+        local.mode,
+        profile_case=local.profile_case,
+    )
+    receipt = await submit(pool, request, settings.rate)
+    progress.submission_id = receipt.submission_id
+    said = ""
+    try:
+        while True:
+            job = await jobs.get_job(pool, receipt.job_id)
+            assert job is not None
+            if job.state in jobs.FINAL_STATES:
+                break
+            if job.state == "queued":
+                estimate = await jobs.start_estimate(pool, receipt.job_id)
+                start = f", starts in ~{estimate.start_in_s:.0f} s" if estimate.start_in_s is not None else ""
+                line = f"queued for pool {gpu_type} at place {estimate.position}{start}"
+            else:
+                line = f"{job.state} on runner {job.runner} (attempt {job.attempts})"
+            if line != said:
+                say(line)
+                said = line
+            await asyncio.sleep(POLL_S)
+    except asyncio.CancelledError:
+        await progress.withdraw(pool, receipt.submission_id, receipt.job_id)
+        raise
+    sub = await submissions.get_submission(pool, receipt.submission_id)
+    assert sub is not None
+    return receipt.submission_id, await load_result(pool, sub)
