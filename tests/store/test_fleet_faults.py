@@ -19,6 +19,7 @@ import pytest
 from faults import PostgresUnderTest
 from fleet_processes import (
     FAST_SOLUTION,
+    RATES,
     Fleet,
     assert_ended_once,
     available_tokens,
@@ -85,6 +86,23 @@ async def test_a_runner_lost_mid_job_has_its_job_rerun_on_the_other_and_ended_on
     await assert_ended_once(pool, [receipt])
 
 
+async def test_a_job_whose_runner_is_lost_on_its_last_attempt_fails_as_the_service_fault(
+    pool: asyncpg.Pool, fleet: Fleet
+):
+    """With its attempts used up, a job whose runner is killed fails, once, as the service's fault: the user gets
+    the rate-limit token back, and the job is not run again."""
+    await add_problems(pool)
+    runners = await start_fleet(pool, fleet, ["ra", "rb"], ARENA_DISPATCH_MAX_ATTEMPTS="1")
+    receipt = await submit_test(pool, "alice")
+    assert await available_tokens(pool, receipt.user_id) == pytest.approx(RATES.test_burst - 1, abs=0.5)
+    runners[await _running_on(pool, receipt.job_id, fleet)].send(signal.SIGKILL)
+
+    job = await wait_final(pool, receipt.job_id, fleet)
+    assert (job.state, job.attempts) == ("failed", 1)
+    await assert_ended_once(pool, [receipt], state="failed")
+    assert await available_tokens(pool, receipt.user_id) == pytest.approx(RATES.test_burst, abs=0.5)
+
+
 async def test_a_partitioned_runner_finishes_late_its_result_is_dropped_and_it_comes_back(
     pool: asyncpg.Pool, fleet: Fleet
 ):
@@ -128,7 +146,10 @@ async def test_jobs_end_once_across_a_restart_of_the_api_service(pool: asyncpg.P
     await fleet.wait_api()
     for receipt in receipts:
         await wait_final(pool, receipt.job_id, fleet)
-    await assert_ended_once(pool, receipts)
+    ended = await assert_ended_once(pool, receipts)
+    # A job in flight across the restart runs again at most once: the new dispatcher does not know the runners'
+    # jobs, so it requeues them (a runner given the same job again answers with the run it already has).
+    assert {job.attempts for job in ended.values()} <= {1, 2}
     await wait_live(pool, fleet, {"ra", "rb"})
 
 
