@@ -12,9 +12,9 @@ functions that time), so it also runs on a GPU machine that has torch alone, as 
 GPU samples follow the `arena` method's protocol in its simplest form (docs/timing and runner/timing/gpu.py):
 every sample first reads a buffer of 4x the L2 size, so the kernel starts on a cold L2 and the GPU is busy
 while the host enqueues the events and the kernel, then CUDA events bracket the kernel alone. Every kernel of
-the set runs for 40 µs or more, so that read covers the host's launch latency. Before the samples the GPU
+the set runs for 30 µs or more, so that read covers the host's launch latency. Before the samples the GPU
 runs matrix products for a second, which brings its clock to the level it keeps under load, and the SM clock is
-read (nvidia-smi) while they run. The whole GPU set takes about 1.5 s of GPU time on an H100.
+read (nvidia-smi) while they run. The whole GPU set takes about 1 s of GPU time on an H200.
 
 CPU samples time one call each on one thread, by the thread's CPU time (`time.thread_time_ns`): a CPU pool
 mixes machines of any core count, and a busy machine (CI, other jobs) takes the core away for whole time
