@@ -57,7 +57,7 @@ async def record_canary(pool: asyncpg.Pool, runner_id: int, report: CanaryReport
             log.warning("runner %s: canaries drifted once: %s", row.name, verdict.message)
         row = await store.get_runner(conn, runner_id)
     assert row is not None
-    return standing(row)
+    return standing(row).model_copy(update={"canary": stored})
 
 
 @dataclass(frozen=True)

@@ -448,6 +448,9 @@ class RunnerStanding(_Model):
     gpu_type: str
     quarantined: bool = False
     note: str | None = Field(None, description="why it is refused, revoked, left or quarantined")
+    canary: Literal["ok", "drifted", "needs_confirmation", "no_baseline"] | None = Field(
+        None, description="in the answer to a canary report: the verdict; needs_confirmation asks for a second one"
+    )
 
 
 class ValidateRequest(_Model):

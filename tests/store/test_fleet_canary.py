@@ -92,3 +92,11 @@ async def test_without_peers_a_canary_has_no_baseline_and_accuses_nobody(pool: a
     for _ in range(3):
         assert not (await record_canary(pool, alone, report(3.0))).quarantined
     assert await fleet_store.last_verdicts(pool, alone, 1) == ["no_baseline"]
+
+
+async def test_the_answer_to_a_report_says_when_a_second_measurement_is_wanted(pool: asyncpg.Pool) -> None:
+    runners = [await member(pool, f"box-{i}") for i in range(3)]
+    for runner_id in runners:
+        assert (await record_canary(pool, runner_id, report(1.0))).canary in ("ok", "no_baseline")
+    assert (await record_canary(pool, runners[0], report(1.5))).canary == "needs_confirmation"
+    assert (await record_canary(pool, runners[0], report(1.5))).canary == "drifted"
