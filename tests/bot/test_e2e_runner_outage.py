@@ -1,49 +1,60 @@
-"""A submission made while its runner is down: the user is told that it waits, and it runs when the runner is back.
+"""A runner of the fleet that stops answering, or goes silent altogether: the user is told that the job waits, and it
+runs when the runner is back, or on another runner that joins the pool.
 
-The runner is a `RunnerDouble` (runner-shaped HTTP daemon, made-up verdicts, no sandbox) that the real bot reaches
-through its remote-runner settings; nothing the bot posts may name the runner's address.
+The runners are `RunnerDouble`s (runner-shaped HTTP daemons, made-up verdicts, no sandbox) standing in for H100
+hosts; each joined the `h100` pool, serves with the secret its join returned, and sends heartbeats
+(`tests.bot.fleet_member`). Nothing the bot posts may name a runner's address.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from bot.bot_settings import RunnerConfig
 from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from runner.gpus import GPU_MODELS
+from tests.bot.fleet_member import FleetMember, TestFleet, gpu_hardware
 from tests.bot.harness import GREEN, Arena
-from tests.fakediscord import RecordedMessage
+from tests.fakediscord import FakeDiscord, RecordedMessage
 from tests.store.faults import RunnerDouble
 
 pytestmark = pytest.mark.timeout(300)
 
-SECRET = secrets.token_hex(16)
+H100 = next(m for m in GPU_MODELS if m.key == "h100")
 WAITING = "Waiting for the `h100` runner to come back"
 
 
 @pytest.fixture
-async def double() -> AsyncIterator[RunnerDouble]:
-    runner = RunnerDouble(SECRET)  # down until a test starts it
-    try:
-        yield runner
-    finally:
-        await runner.stop()
+def fleet_heartbeat_timeout_s() -> float:
+    """A silent runner leaves its pool after a few seconds (a healthy one beats every half second)."""
+    return 4.0
 
 
 @pytest.fixture
-def bot_overrides(double: RunnerDouble, db_dsn: str) -> dict[str, Any]:
-    config = RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=1)
+async def box(fleet: TestFleet) -> AsyncIterator[tuple[FleetMember, RunnerDouble]]:
+    """`h100-box`: joined, registered and heard from, its HTTP side down until a test starts it."""
+    member = await fleet.join("h100-box", "h100")
+    double = RunnerDouble(member.secret, hold=asyncio.Event())
+    await member.register(double.url, gpu_hardware(H100, slots=1))
+    try:
+        yield member, double
+    finally:
+        await double.stop()
+
+
+@pytest.fixture
+def bot_overrides(box: tuple[FleetMember, RunnerDouble], db_dsn: str) -> dict[str, Any]:
     arena = Settings(
         store=StoreSettings(database_url=db_dsn, pool_min_size=1, pool_max_size=8),
         dispatch=DispatchSettings(owner="bot-tests", lease_s=30.0, retry_backoff_s=0.0, poll_s=0.2, runner_probe_s=0.3),
         rate=RateLimitSettings(test_burst=100, benchmark_burst=100, ranked_burst=100),
         local_user="tester",
     )
-    return {"runners": [config], "runner_secret": SECRET, "local_runner": "off", "arena": arena}
+    return {"fleet": "on", "local_runner": "off", "arena": arena}
 
 
 def shows(text: str) -> Any:
@@ -53,24 +64,83 @@ def shows(text: str) -> Any:
     return predicate
 
 
+async def runner_fields(arena: Arena) -> dict[str, str]:
+    asked = await arena.fake.invoke_slash(arena.moderator, "mod runners")
+    embed = (await arena.fake.wait_for_original(asked, lambda m: bool(m.embeds))).embeds[0]
+    return {f["name"]: f["value"] for f in embed["fields"]}
+
+
+def assert_no_address_shown(fake: FakeDiscord, *doubles: RunnerDouble) -> None:
+    posted = json.dumps([m.history for m in fake.messages])
+    for double in doubles:
+        for leak in (double.url, f":{double.port}"):  # (the fake Discord itself is on 127.0.0.1)
+            assert leak not in posted, f"{leak!r} was shown in Discord"
+
+
 async def test_a_submission_waits_for_its_runner_says_so_and_runs_when_it_is_back(
-    arena: Arena, double: RunnerDouble
+    arena: Arena, box: tuple[FleetMember, RunnerDouble]
 ) -> None:
+    """The runner is in its pool (it sends heartbeats) but does not answer the dispatcher."""
     fake = arena.fake
+    _, double = box
     rita = fake.add_member("rita")
     interaction = await arena.submit_example(rita, "vector_add", "vector_add.py", mode="test")
     await fake.wait_for_followup(interaction, shows(WAITING), timeout=120)
 
-    asked = await fake.invoke_slash(arena.moderator, "mod runners")
-    field = (await fake.wait_for_original(asked, lambda m: bool(m.embeds))).embeds[0]["fields"][0]
-    assert field["name"] == "h100-box" and "no answer" in field["value"]
+    field = (await runner_fields(arena))["h100-box"]
+    assert "GPU type `h100` · pool · active" in field and "❌ unreachable: no answer" in field, field
 
+    assert double.hold is not None
+    double.hold.set()
     await double.start()
     final = await arena.final(interaction)
     assert final.embeds[0]["color"] == GREEN
-    job = await arena.bot.pool.fetchrow("SELECT state, attempts FROM jobs WHERE submission_id = 1")
-    assert dict(job) == {"state": "done", "attempts": 1}, "the wait cost the job no attempt"
+    job = await arena.bot.pool.fetchrow("SELECT state, attempts, runner FROM jobs WHERE submission_id = 1")
+    assert dict(job) == {"state": "done", "attempts": 1, "runner": "h100-box"}, "the wait cost the job no attempt"
+    assert double.posts == ["job-1"]
+    assert_no_address_shown(fake, double)
 
-    posted = json.dumps([m.history for m in fake.messages])
-    for leak in (double.url, f":{double.port}"):  # (the fake Discord itself is on 127.0.0.1)
-        assert leak not in posted, f"{leak!r} was shown in Discord"
+
+async def test_a_runner_that_goes_silent_mid_job_leaves_its_pool_and_the_job_runs_on_one_that_joins(
+    arena: Arena, fleet: TestFleet, box: tuple[FleetMember, RunnerDouble]
+) -> None:
+    """A partition: the runner stops answering and its heartbeats stop. The fleet requeues its job at the head once
+    it leaves its pool (that dispatch counted), and a runner that joins later runs it."""
+    fake = arena.fake
+    member, silent = box
+    await silent.start()
+    rita = fake.add_member("rita")
+    interaction = await arena.submit_example(rita, "vector_add", "vector_add.py", mode="test")
+    await fake.wait_for_followup(interaction, shows("Starting on Test GPU"), timeout=120)
+
+    await member.go_silent()
+    await silent.stop()  # it holds the job, and never finishes it
+    await fake.wait_for_followup(interaction, shows(WAITING), timeout=120)
+    left = await arena.bot.pool.fetchrow("SELECT state, note FROM runners WHERE name = 'h100-box'")
+    deadline = asyncio.get_running_loop().time() + 120
+    while left["state"] != "left" and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.2)
+        left = await arena.bot.pool.fetchrow("SELECT state, note FROM runners WHERE name = 'h100-box'")
+    assert dict(left) == {"state": "left", "note": "no heartbeat"}
+    job = await arena.bot.pool.fetchrow("SELECT state, attempts FROM jobs WHERE submission_id = 1")
+    assert dict(job) == {"state": "queued", "attempts": 1}, "requeued at once, the lost dispatch counted"
+
+    spare_member = await fleet.join("h100-spare", "h100")
+    spare = RunnerDouble(spare_member.secret, hold=asyncio.Event())
+    await spare.start()
+    try:
+        await spare_member.register(spare.url, gpu_hardware(H100, slots=1))
+        # The live message follows the job to the new runner, as its second attempt.
+        await fake.wait_for_followup(interaction, shows("(attempt 2)"), timeout=120)
+        fields = await runner_fields(arena)
+        assert "GPU type `h100` · pool · active" in fields["h100-spare"], fields
+        assert spare.hold is not None
+        spare.hold.set()
+        final = await arena.final(interaction)
+        assert final.embeds[0]["color"] == GREEN, final.summary()
+    finally:
+        await spare.stop()
+    job = await arena.bot.pool.fetchrow("SELECT state, attempts, runner FROM jobs WHERE submission_id = 1")
+    assert dict(job) == {"state": "done", "attempts": 2, "runner": "h100-spare"}
+    assert silent.posts == ["job-1"] and spare.posts == ["job-1"]
+    assert_no_address_shown(fake, silent, spare)

@@ -1,5 +1,6 @@
 """TLS on the bot–runner link: the runner serves HTTPS with RUNNER_TLS_CERT_FILE and RUNNER_TLS_KEY_FILE, and
-the client trusts it through a CA bundle; plain http:// to another host is refused unless allowed.
+the client trusts it through a CA bundle (the bot's: ARENA_FLEET_RUNNER_CA_FILE); plain http:// to another host is
+refused unless allowed (ARENA_FLEET_ALLOW_PLAIN_HTTP).
 
 Certificates are made per test by a throwaway CA (trustme): a real TLS handshake, real certificate checks.
 """
@@ -23,13 +24,19 @@ from pydantic import ValidationError
 # The bot's side of the link needs the store's driver; a GPU machine without the bot's packages skips these.
 pytest.importorskip("asyncpg")
 
-from bot.bot_settings import BotSettings, RunnerConfig
+from bot.bot_settings import BotSettings
 from bot.runners import build_runners
-from runner.clients.http import RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
+from core.store.fleet import LiveRunner
+from runner.api import RunnerHardware
+from runner.clients.http import PLAIN_HTTP_REFUSED, RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
+from runner.clients.remote import RemoteRunner, fleet_runner
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings, SettingsError
-from tests.runner.conftest import EXAMPLES, free_port, settings_for
+from tests.bot import fleet_member
+from tests.bot.fleet_member import fleet, fleet_heartbeat_timeout_s  # noqa: F401  (fixtures, found by name)
+from tests.runner.conftest import EXAMPLES, TEST_DEADLINES, TEST_LIMITS, free_port, settings_for
 from tests.runner.daemon_process import DaemonProcess
+from tests.store.conftest import db_dsn, pg_dsn, template_db  # noqa: F401  (fixtures, found by name)
 
 # The dev extra brings both; a GPU host that carries only the runner's needs skips these tests.
 trustme = pytest.importorskip("trustme")
@@ -118,17 +125,53 @@ async def test_python_m_runner_serve_speaks_https_when_both_files_are_set(
         daemon.close()
 
 
-async def test_the_bot_reaches_an_https_runner_configured_with_a_ca_file(
-    state_dir: Path, secret: str, pki: Pki
+async def test_the_bot_reaches_an_https_fleet_runner_through_the_fleets_ca_file(
+    state_dir: Path,
+    pki: Pki,
+    fleet: fleet_member.TestFleet,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    async with serve_https(_tls(settings_for(state_dir, secret), pki)) as url:
-        config = RunnerConfig(name="tls-runner", url=url, gpu_type="cpu", ca_file=pki.ca_file)
-        settings = BotSettings(token="not-a-real-token", runners=[config], runner_secret=secret, local_runner="off")
-        async with aiohttp.ClientSession() as session:
-            runners = await build_runners(settings, session)
-            [status] = await runners.statuses()
-            await runners.aclose()
-    assert status.error is None and status.health is not None and status.health.slots == 1
+    member = await fleet.join("tls-runner", "cpu")
+    # No shared secret: the daemon checks requests with the one its join returned.
+    plain = {"state_dir": state_dir, "device": "cpu", "max_queue": 4, **TEST_DEADLINES, **TEST_LIMITS}
+    settings = _tls(RunnerSettings.model_validate(plain), pki)
+    bot_settings = BotSettings(token="not-a-real-token", fleet="on", local_runner="off")
+    async with (
+        fleet_member.serve_daemon(settings, member.secret, scheme="https") as daemon,
+        aiohttp.ClientSession() as session,
+    ):
+        await member.register(daemon.url, await fleet_member.daemon_hardware(daemon.app))
+        monkeypatch.setenv("ARENA_FLEET_RUNNER_CA_FILE", str(pki.ca_file))
+        runners = await build_runners(bot_settings, session, fleet.pool)
+        [status] = await runners.statuses()
+        assert status.error is None and status.health is not None and status.health.slots == 1, status
+        assert (status.name, status.state, status.refused) == ("tls-runner", "active", None)
+
+        # Without the CA, the runner's certificate is not trusted: the bot gets no answer from it.
+        monkeypatch.delenv("ARENA_FLEET_RUNNER_CA_FILE")
+        untrusting = await build_runners(bot_settings, session, fleet.pool)
+        [status] = await untrusting.statuses()
+        assert status.health is None and status.error == "no answer", status
+
+
+async def test_the_bot_sends_no_job_to_a_fleet_runner_at_a_plain_http_address_of_another_host(
+    fleet: fleet_member.TestFleet,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    member = await fleet.join("clear-runner", "cpu")
+    hardware = RunnerHardware(device="cpu", gpu_type="cpu", slots=1, sandbox="none")
+    await member.register("http://10.0.0.7:8700", hardware)
+    bot_settings = BotSettings(token="not-a-real-token", fleet="on", local_runner="off")
+    async with aiohttp.ClientSession() as session:
+        runners = await build_runners(bot_settings, session, fleet.pool)
+        assert runners.dispatch_pool.members() == []
+        [status] = await runners.statuses()
+        assert status.refused == PLAIN_HTTP_REFUSED and status.state == "active", status
+        assert "10.0.0.7" not in str(status)
+
+        monkeypatch.setenv("ARENA_FLEET_ALLOW_PLAIN_HTTP", "true")  # a network the operator trusts
+        allowed = await build_runners(bot_settings, session, fleet.pool)
+        assert [r.name for r in allowed.dispatch_pool.members()] == ["clear-runner"]
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
@@ -214,15 +257,17 @@ def test_the_daemon_refuses_to_start_with_half_a_tls_configuration(state_dir: Pa
         ("https://10.0.0.7", False),
     ],
 )
-def test_plain_http_is_refused_to_any_host_but_this_one(url: str, in_clear: bool) -> None:
+async def test_plain_http_is_refused_to_any_host_but_this_one(url: str, in_clear: bool) -> None:
     assert sends_in_clear(url) is in_clear
-    if in_clear:
-        with pytest.raises(RunnerConfigError, match="https://"):
-            RunnerClient(url, b"s" * 32)
-        with pytest.raises(ValidationError, match="allow_plain_http"):
-            RunnerConfig(name="r", url=url, gpu_type="h100")
-    RunnerClient(url, b"s" * 32, allow_plain_http=True)
-    RunnerConfig(name="r", url=url, gpu_type="h100", allow_plain_http=True)
+    member = LiveRunner(1, "r", "h100", url, 1, "active", False, "s" * 32)
+    async with aiohttp.ClientSession() as session:
+        if in_clear:
+            with pytest.raises(RunnerConfigError, match="https://"):
+                RunnerClient(url, b"s" * 32)
+            with pytest.raises(RunnerConfigError, match="https://"):
+                fleet_runner(member, session)
+        RunnerClient(url, b"s" * 32, allow_plain_http=True)
+        assert isinstance(fleet_runner(member, session, allow_plain_http=True), RemoteRunner)
 
 
 def test_an_unreadable_ca_file_is_named(tmp_path: Path) -> None:
