@@ -1,5 +1,6 @@
 """The end of a contest that waits for its last runs, and a moderator's amendment of its frozen board: fake
-Discord → bot → a runner double (it judges when the test says so, with the scores the test chooses) → Postgres.
+Discord → bot → a runner double that joined the `h100` pool (it judges when the test says so, with the scores the
+test chooses) → Postgres.
 
 The contest is created through the core with a `now` a little in the past, so that it is running at once; the
 moderator then shortens it to end in a second, while both runs are still held by the runner."""
@@ -8,26 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import re
-import secrets
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from bot.bot_settings import RunnerConfig
 from core import contests
 from core.members import actor
 from core.store import jobs
 from runner.api import JobRequest, SubmissionResult
 from runner.gpus import GPU_MODELS
+from tests.bot.fleet_member import TestFleet, gpu_hardware
 from tests.bot.harness import JOB_TIMEOUT_S, RED, Arena
 from tests.bot.test_e2e_contest import ask, submitted, text_of
 from tests.fakediscord import RecordedMessage
 from tests.store.faults import RunnerDouble, passing
 from tests.store.store_helpers import wait_for_state
 
-SECRET = secrets.token_hex(16)
+H100 = next(m for m in GPU_MODELS if m.key == "h100")
 SCORES: dict[str, float] = {}
 """GFLOPS by runner-side job key (`job-<id>`); a job not named here scores 10."""
 
@@ -37,11 +37,13 @@ def scored(request: JobRequest) -> SubmissionResult:
 
 
 @pytest.fixture
-async def double() -> AsyncIterator[RunnerDouble]:
+async def double(fleet: TestFleet) -> AsyncIterator[RunnerDouble]:
     SCORES.clear()
-    runner = RunnerDouble(SECRET, verdict=scored, hold=asyncio.Event())
+    member = await fleet.join("h100-box", "h100")
+    runner = RunnerDouble(member.secret, verdict=scored, hold=asyncio.Event())
     await runner.start()
     try:
+        await member.register(runner.url, gpu_hardware(H100, slots=2))
         yield runner
     finally:
         await runner.stop()
@@ -49,13 +51,7 @@ async def double() -> AsyncIterator[RunnerDouble]:
 
 @pytest.fixture
 def bot_overrides(double: RunnerDouble) -> dict[str, Any]:
-    config = RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=2)
-    return {
-        "runners": [config],
-        "runner_secret": SECRET,
-        "local_runner": "off",
-        "contest_freeze_interval_s": 0.2,
-    }
+    return {"fleet": "on", "local_runner": "off", "contest_freeze_interval_s": 0.2}
 
 
 async def job_of(arena: Arena, submission_id: int) -> int:

@@ -2,27 +2,28 @@
 started again. Both submissions get their final message, with no restart of the bot and no attempt lost.
 
 The bot's database lives on a server of this module's own (`PostgresUnderTest`), so killing it disturbs no other
-test; the runner is a `RunnerDouble` that holds its job until the database is down.
+test; the runner is a `RunnerDouble` in the `h100` pool that holds its job until the database is down. Its
+heartbeats fail while the database is away, as they would at the API service, and go on once it is back.
 """
 
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from bot.bot_settings import RunnerConfig
 from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from runner.gpus import GPU_MODELS
+from tests.bot.fleet_member import TestFleet, gpu_hardware
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import RecordedMessage
 from tests.store.faults import PostgresUnderTest, RunnerDouble
 
 pytestmark = pytest.mark.timeout(300)
 
-SECRET = secrets.token_hex(16)
+H100 = next(m for m in GPU_MODELS if m.key == "h100")
 
 
 @pytest.fixture(scope="module")
@@ -35,28 +36,33 @@ async def server() -> AsyncIterator[PostgresUnderTest]:
 
 
 @pytest.fixture
-async def double() -> AsyncIterator[RunnerDouble]:
-    runner = RunnerDouble(SECRET, hold=asyncio.Event())
+async def db_dsn(server: PostgresUnderTest) -> str:
+    """The bot's database, and the fleet's, on this module's own server."""
+    return await server.new_database()
+
+
+@pytest.fixture
+async def double(fleet: TestFleet) -> AsyncIterator[RunnerDouble]:
+    member = await fleet.join("h100-box", "h100")
+    runner = RunnerDouble(member.secret, hold=asyncio.Event())
     await runner.start()
     try:
+        await member.register(runner.url, gpu_hardware(H100, slots=1))
         yield runner
     finally:
         await runner.stop()
 
 
 @pytest.fixture
-async def bot_overrides(double: RunnerDouble, server: PostgresUnderTest) -> dict[str, Any]:
-    config = RunnerConfig(name="h100-box", url=double.url, gpu_type="h100", slots=1)
+async def bot_overrides(double: RunnerDouble, db_dsn: str) -> dict[str, Any]:
     arena = Settings(
-        store=StoreSettings(
-            database_url=await server.new_database(), pool_min_size=1, pool_max_size=8, command_timeout_s=10
-        ),
+        store=StoreSettings(database_url=db_dsn, pool_min_size=1, pool_max_size=8, command_timeout_s=10),
         # The defaults but for a lease shorter than the outage, so that leases lapse while the database is away.
         dispatch=DispatchSettings(owner="bot-tests", lease_s=4.0, retry_backoff_s=0.0),
         rate=RateLimitSettings(test_burst=100, benchmark_burst=100, ranked_burst=100),
         local_user="tester",
     )
-    return {"runners": [config], "runner_secret": SECRET, "local_runner": "off", "arena": arena}
+    return {"fleet": "on", "local_runner": "off", "arena": arena}
 
 
 def shows(text: str) -> Any:
