@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import logging
 import platform
@@ -127,6 +128,7 @@ class SimRunner:
         self.rng = rng
         self.jobs: dict[str, SimJob] = {}  # by job key (the dispatcher's idempotency key)
         self.by_id: dict[str, SimJob] = {}
+        self._numbers = itertools.count(1)  # runner job ids, never reused (finished jobs are forgotten)
         self.records: list[dict[str, Any]] = []
         self.last_done: float | None = None  # monotonic
         # What Membership's heartbeat reads of a job manager.
@@ -171,7 +173,7 @@ class SimRunner:
             return web.json_response(text=accepted.model_dump_json(), status=200)
         gap = None if self.last_done is None or self.busy else (received - self.last_done) * 1000
         self.records.append({"runner": self.name, "job": key, "received": received_wall, "gap_ms": gap})
-        job = SimJob(id=f"{self.name}-{len(self.by_id) + 1}", request=job_request, created_at=received_wall)
+        job = SimJob(id=f"{self.name}-{next(self._numbers)}", request=job_request, created_at=received_wall)
         self.jobs[key] = job
         self.by_id[job.id] = job
         job.add(JobEvent(seq=1, type="accepted", message="accepted"))
