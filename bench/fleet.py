@@ -370,6 +370,64 @@ async def wait_live(pool: asyncpg.Pool, count: int, procs: list[Proc], timeout_s
     return time.monotonic() - started
 
 
+# -- where the CPU goes ----------------------------------------------------------------------------------------
+
+
+def _processes() -> dict[int, tuple[int, float]]:
+    """{pid: (parent pid, CPU seconds: user and system, its own and its reaped children's)} from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue  # it ended meanwhile
+        fields = raw[raw.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
+        table[int(entry.name)] = (int(fields[1]), sum(int(f) for f in fields[11:15]) / tick)
+    return table
+
+
+def _machine_busy_s() -> float:
+    """CPU seconds the whole machine spent busy (all but idle and iowait) since boot."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_sample(parts: dict[str, list[int]]) -> dict[str, float]:
+    """CPU seconds used so far by each part (its root processes and their descendants), by this process alone, and
+    by the whole machine."""
+    table = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    sample = {}
+    for name, roots in parts.items():
+        seen, stack = set(), [r for r in roots if r in table]
+        while stack:
+            pid = stack.pop()
+            if pid not in seen:
+                seen.add(pid)
+                stack += children.get(pid, [])
+        sample[name] = sum(table[pid][1] for pid in seen)
+    sample["this bench process"] = table[os.getpid()][1]
+    sample["machine"] = _machine_busy_s()
+    return sample
+
+
+def cpu_report(before: dict[str, float], after: dict[str, float], seconds: float) -> str:
+    used = {name: after[name] - before[name] for name in before}
+    machine = used.pop("machine")
+    others = machine - sum(used.values())
+    shares = [f"{name} {value / seconds:.2f}" for name, value in used.items()]
+    return (
+        f"  CPU in the window, in cores (of {os.cpu_count()}): "
+        + ", ".join(shares)
+        + f", everything else on the machine {max(others, 0.0) / seconds:.2f}; the machine {machine / seconds:.2f}"
+    )
+
+
 # -- the phases ------------------------------------------------------------------------------------------------
 
 
@@ -388,16 +446,18 @@ async def db_now(pool: asyncpg.Pool) -> datetime:
     return value
 
 
-async def throughput(pool: asyncpg.Pool, cfg: Config) -> tuple[Window, list[float]]:
-    """Phase 1: wait out the warm-up, then probe the claim every `probe_every` s through the window."""
+async def throughput(pool: asyncpg.Pool, cfg: Config, parts: dict[str, list[int]]) -> tuple[Window, list[float], str]:
+    """Phase 1: wait out the warm-up, then probe the claim every `probe_every` s through the window. Returns the
+    window, the probes' times and where the CPU went meanwhile."""
     await asyncio.sleep(cfg.warmup)
-    start = await db_now(pool)
+    start, before = await db_now(pool), cpu_sample(parts)
     probes: list[float] = []
     deadline = time.monotonic() + cfg.window
     while time.monotonic() < deadline:
         probes.append(await probe_claim(pool, cfg.runners))
         await asyncio.sleep(cfg.probe_every)
-    return Window(start, await db_now(pool)), probes
+    window = Window(start, await db_now(pool))
+    return window, probes, cpu_report(before, cpu_sample(parts), window.seconds)
 
 
 async def window_counts(pool: asyncpg.Pool, window: Window) -> tuple[int, int]:
@@ -482,6 +542,7 @@ async def report(
     out: list[str],
     phase1: Window,
     probes: list[float],
+    cpu: str,
     phase2: Window,
     light: list[int],
     heavy_total: int,
@@ -516,6 +577,7 @@ async def report(
     out.append(f"  dispatch latency, claim -> POST /v1/jobs at the simulated runner: {percentiles(latency)}")
     out.append(f"  runner idle gap, done event -> next POST /v1/jobs:               {percentiles(gaps)}")
     out.append(f"  claim statement (claim_next on the live queue, rolled back):   {percentiles(probes)}")
+    out.append(cpu)
     queued = await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'queued'")
     out.append(f"  queued at the end of phase 1: {queued:,}")
     rates["latency_p50_ms"] = statistics.median(latency) if latency else float("nan")
@@ -606,7 +668,13 @@ async def run(cfg: Config, out: list[str], profile: Path | None = None) -> dict[
                 f"({cfg.sim_procs} processes × {cfg.sim_per_proc} simulated, 1 slot each, jobs {cfg.job_ms:g} ± "
                 f"{cfg.jitter_ms:g} ms; 1 real CPU runner daemon under nice {cfg.real_nice})"
             )
-            phase1, probes = await throughput(pool, cfg)
+            parts = {
+                "API": [p.process.pid for p in apis],
+                "simulated runners": [p.process.pid for p in sims],
+                "real runner": [real.process.pid],
+                "PostgreSQL": [server.pid] if server is not None else [],
+            }
+            phase1, probes, cpu = await throughput(pool, cfg, parts)
             phase2, light, heavy_total = await light_and_heavy(pool, cfg, loaded)
             for proc in [*sims, real, *apis]:
                 proc.stop()
@@ -616,7 +684,7 @@ async def run(cfg: Config, out: list[str], profile: Path | None = None) -> dict[
                 out.append(
                     f"{proc.name} log: {len(errors)} ERROR line(s)" + (f", first: {errors[0][:300]}" if errors else "")
                 )
-            return await report(pool, cfg, out, phase1, probes, phase2, light, heavy_total, records)
+            return await report(pool, cfg, out, phase1, probes, cpu, phase2, light, heavy_total, records)
     finally:
         for proc in procs:
             proc.stop(timeout_s=10)

@@ -413,6 +413,9 @@ class Dispatcher:
         """Claim a queued job for every idle runner slot and start it; returns how many were started."""
         started = 0
         for gpu_type in self._runners.gpu_types():
+            # Read once per pass, not per claim: it walks every runner, and a pass claims for every free slot of a
+            # fleet of many (the pool it reflects changes between passes, when the fleet view refreshes).
+            capacity = self._runners.capacity(gpu_type)
             while (runner := self._runners.acquire(gpu_type)) is not None:
                 try:
                     lease = await jobs.claim_next(
@@ -422,7 +425,7 @@ class Dispatcher:
                         self._settings.lease_s,
                         runner.name,
                         ranked=not self._runners.quarantined(runner.name),
-                        capacity=self._runners.capacity(gpu_type),
+                        capacity=capacity,
                     )
                 except BaseException:
                     # The claim never reached the store, or its answer was lost: the slot is free either way.
