@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import random
 import shutil
@@ -612,7 +613,9 @@ async def measure_pages(pool: asyncpg.Pool, requests: int, now: datetime, seed: 
     return worst
 
 
-async def measure_submits(pool: asyncpg.Pool, submits: int, concurrency: int, seed: int, out: list[str]) -> float:
+async def measure_submits(
+    pool: asyncpg.Pool, loaded: int, submits: int, concurrency: int, seed: int, out: list[str]
+) -> float:
     """`submit()` from concurrent callers, each request from another user (none is refused by the limits, which
     are still taken); returns submissions a second. What it adds is deleted afterwards."""
     rng = random.Random(seed + 4)
@@ -652,30 +655,28 @@ async def measure_submits(pool: asyncpg.Pool, submits: int, concurrency: int, se
             await submit(pool, request, limits)
             latencies.append((time.perf_counter() - start) * 1000)
 
-    await remove_bench_submissions(pool)  # left by a run that was stopped
+    await remove_bench_submissions(pool, loaded)  # left by a run that was stopped
     try:
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         elapsed = time.perf_counter() - start
     finally:
-        await remove_bench_submissions(pool)
-        await pool.execute("VACUUM ANALYZE jobs, submissions, sources, rate_limits")
+        await remove_bench_submissions(pool, loaded)
     rate = submits / elapsed
     callers = f"{concurrency} concurrent callers, pool of {pool.get_max_size()}"
     note(out, f"submit(): {submits:,} submissions, {callers}: {rate:,.0f}/s; latency {percentiles(latencies)}")
     return rate
 
 
-async def remove_bench_submissions(pool: asyncpg.Pool) -> None:
-    """Delete what the submit measurement added (its submissions carry `bench-` tokens), so that the store is the
-    loaded one again."""
+async def remove_bench_submissions(pool: asyncpg.Pool, loaded: int) -> None:
+    """Delete what the submit measurement added: the submissions and jobs past the `loaded` ones (their ids), their
+    sources and every rate-limit bucket (the load writes none), so that the store is the loaded one again."""
     async with pool.acquire() as conn, conn.transaction():
         # Nothing else refers to these rows, so the foreign keys' checks are skipped: each job deleted would
         # otherwise look for submissions naming it as their result, and `submissions.result_job_id` has no index.
         await conn.execute("SET LOCAL session_replication_role = replica")
-        ids = "SELECT id FROM submissions WHERE client_token LIKE 'bench-%'"
-        await conn.execute(f"DELETE FROM jobs WHERE submission_id IN ({ids})")
-        await conn.execute(f"DELETE FROM submissions WHERE id IN ({ids})")
+        await conn.execute("DELETE FROM jobs WHERE id > $1", loaded)
+        await conn.execute("DELETE FROM submissions WHERE id > $1", loaded)
         await conn.execute("DELETE FROM sources WHERE body LIKE '// bench submit %'")
         await conn.execute("DELETE FROM rate_limits")
 
@@ -771,10 +772,12 @@ async def run(args: argparse.Namespace, cfg: Config, out: list[str]) -> tuple[fl
             f"database {counts['size']}",
         )
         now = datetime.fromisoformat(state.end)
-        async with create_pool(dsn, min_size=10, max_size=10, command_timeout=60) as pool:
+        averages = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        note(out, f"load average as the measurements start: {averages} (1, 5, 15 min; other work shares these cores)")
+        async with create_pool(dsn, min_size=args.pool, max_size=args.pool, command_timeout=60) as pool:
             board_p95 = await measure_queries(pool, args.queries, cfg.seed, out)
             page_p95 = await measure_pages(pool, args.requests, now, cfg.seed, out)
-            rate = await measure_submits(pool, args.submits, args.concurrency, cfg.seed, out)
+            rate = await measure_submits(pool, cfg.submissions, args.submits, args.concurrency, cfg.seed, out)
         return board_p95, page_p95, rate
     finally:
         await server.stop()
@@ -791,7 +794,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=1000, help="timed calls per board query")
     parser.add_argument("--requests", type=int, default=200, help="timed requests per web page")
     parser.add_argument("--submits", type=int, default=10_000)
-    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--concurrency", type=int, default=32, help="concurrent submit() callers")
+    parser.add_argument("--pool", type=int, default=10, help="connections (the service's default ARENA_POOL_MAX_SIZE)")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
