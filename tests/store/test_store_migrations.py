@@ -25,6 +25,7 @@ TABLES = {
     "job_profiles",
     "profile_artifacts",
     "leaderboard_entries",
+    "leaderboard_sizes",
     "bans",
     "invalidations",
     "audit_log",
