@@ -19,11 +19,13 @@ import pytest
 from faults import PostgresUnderTest
 from fleet_processes import (
     FAST_SOLUTION,
+    HEARTBEAT_TIMEOUT_S,
     RATES,
     Fleet,
     assert_ended_once,
     available_tokens,
     fleet_on,
+    free_port,
     live_names,
     runner_metrics,
     runner_row,
@@ -157,8 +159,8 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
     """Two API services with dispatchers of their own over one store: each job is claimed once, by one of them."""
     await add_problems(pool)
     await start_fleet(pool, fleet, ["ra", "rb"])
-    second = fleet.api("api-2", port=_free_port())
-    second.start()
+    fleet.api("api-2", port=free_port()).start()
+    await fleet.wait_api()
     receipts = [await submit_test(pool, f"user{i % 4}", FAST_SOLUTION, variant=i) for i in range(20)]
     for receipt in receipts:
         await wait_final(pool, receipt.job_id, fleet, timeout_s=400)
@@ -170,13 +172,7 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
         for m in await jobs.transitions(pool, r.job_id)
         if (m.from_state, m.to_state) == ("queued", "dispatched")
     }
-    assert owners <= {"api-1", "api-2"} and owners, owners
-
-
-def _free_port() -> int:
-    from tests.runner.conftest import free_port
-
-    return free_port()
+    assert owners == {"api-1", "api-2"}, owners
 
 
 # -- the database killed and started again ----------------------------------------------------------------------
@@ -216,7 +212,8 @@ async def test_jobs_end_once_when_the_database_is_killed_and_started_again(serve
                 return await _ready_status(fleet.api_url) == 503
 
             await wait_until(unavailable, 60, "the API did not answer 503 without its store", fleet.logs)
-            await asyncio.sleep(2 * 3.0)  # past the heartbeat timeout: the runners look silent once it is back
+            # Past the heartbeat timeout: once the store is back, the runners look silent and may be swept out.
+            await asyncio.sleep(2 * HEARTBEAT_TIMEOUT_S)
         finally:
             await server.start()
         for receipt in receipts:
