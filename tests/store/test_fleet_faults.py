@@ -134,7 +134,7 @@ async def test_a_partitioned_runner_finishes_late_its_result_is_dropped_and_it_c
     await assert_ended_once(pool, [receipt, later])
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 async def test_jobs_end_once_across_a_restart_of_the_api_service(pool: asyncpg.Pool, fleet: Fleet, sig: int):
     """The API service (and its dispatcher) stops mid-job and starts again on the same port: the runners keep
     (or regain) their place, and every job ends once."""
