@@ -67,7 +67,7 @@ from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.settings import RateLimitSettings  # noqa: E402
 from core.store import leaderboard  # noqa: E402
 from core.store.embedded import start_embedded  # noqa: E402
-from core.store.migrate import migrate  # noqa: E402
+from core.store.migrate import discover, migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
@@ -364,6 +364,24 @@ async def load_contests(pool: asyncpg.Pool, end: datetime) -> str:
     )
 
 
+async def apply_later_migrations(conn: asyncpg.Connection) -> list[str]:
+    """Apply the migrations numbered past the last one the store has, as `migrate` would, without checking the
+    applied ones against their files; returns their names."""
+    last = await conn.fetchval("SELECT max(version) FROM schema_migrations")
+    names = []
+    async with conn.transaction():
+        for m in (m for m in discover() if m.version > last):
+            await conn.execute(m.sql)
+            await conn.execute(
+                "INSERT INTO schema_migrations (version, reason, sha256) VALUES ($1, $2, $3)",
+                m.version,
+                m.reason,
+                m.sha256,
+            )
+            names.append(f"V{m.version:03d} {m.reason}")
+    return names
+
+
 async def load(dsn: str, cfg: Config, state: LoadState, state_path: Path, out: list[str]) -> None:
     steps: list[str] = []
     started = time.perf_counter()
@@ -378,7 +396,9 @@ async def load(dsn: str, cfg: Config, state: LoadState, state_path: Path, out: l
                 if applied:
                     steps.append(f"applied {', '.join(f'V{m.version:03d} {m.reason}' for m in applied)}")
             except MigrationError as exc:
-                log(f"measuring the store as loaded, without the migrations of this tree: {exc}")
+                # A migration applied at the load was edited since (a tree in flux): the newer ones still apply.
+                later = await apply_later_migrations(conn)
+                steps.append(f"{exc} Applied on top of the loaded schema: {', '.join(later) or 'nothing'}")
         else:
             await migrate(conn)
             async with create_pool(dsn, min_size=1, max_size=2, command_timeout=600) as pool:
