@@ -36,6 +36,12 @@ async def server() -> AsyncIterator[PostgresUnderTest]:
 
 
 @pytest.fixture
+def fleet_heartbeat_timeout_s() -> float:
+    """Longer than the database is away: the runner stays in its pool through the outage, whatever the load."""
+    return 60.0
+
+
+@pytest.fixture
 async def db_dsn(server: PostgresUnderTest) -> str:
     """The bot's database, and the fleet's, on this module's own server."""
     return await server.new_database()

@@ -39,6 +39,7 @@ H100 = next(m for m in GPU_MODELS if m.key == "h100")
 
 @pytest.fixture
 async def cpu_daemon(fleet: TestFleet) -> AsyncIterator[tuple[FleetMember, ServedDaemon]]:
+    await fleet.token("h100")  # both pools exist before the bot starts: it takes submissions for either
     member = await fleet.join("cpu-daemon", "cpu")
     with tempfile.TemporaryDirectory(prefix="arena-bot-runner-") as state:
         async with serve_daemon(daemon_settings(Path(state), "cpu-daemon"), member.secret) as daemon:

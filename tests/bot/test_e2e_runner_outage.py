@@ -16,11 +16,13 @@ from typing import Any
 import pytest
 
 from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
+from core.store import jobs
 from runner.gpus import GPU_MODELS
 from tests.bot.fleet_member import FleetMember, TestFleet, gpu_hardware
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import FakeDiscord, RecordedMessage
 from tests.store.faults import RunnerDouble
+from tests.store.store_helpers import wait_for_state
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -104,8 +106,8 @@ async def test_a_submission_waits_for_its_runner_says_so_and_runs_when_it_is_bac
 async def test_a_runner_that_goes_silent_mid_job_leaves_its_pool_and_the_job_runs_on_one_that_joins(
     arena: Arena, fleet: TestFleet, box: tuple[FleetMember, RunnerDouble]
 ) -> None:
-    """A partition: the runner stops answering and its heartbeats stop. The fleet requeues its job at the head once
-    it leaves its pool (that dispatch counted), and a runner that joins later runs it."""
+    """A partition: the runner stops answering, then its heartbeats stop. The fleet requeues its job at the head
+    once it leaves its pool (that dispatch counted), and a runner that joins later runs it."""
     fake = arena.fake
     member, silent = box
     await silent.start()
@@ -113,17 +115,17 @@ async def test_a_runner_that_goes_silent_mid_job_leaves_its_pool_and_the_job_run
     interaction = await arena.submit_example(rita, "vector_add", "vector_add.py", mode="test")
     await fake.wait_for_followup(interaction, shows("Starting on Test GPU"), timeout=120)
 
-    await member.go_silent()
-    await silent.stop()  # it holds the job, and never finishes it
+    # It stops answering first (it holds the job, and never finishes it): the job waits for it, and the user is
+    # told so while the runner is still in its pool. Then its heartbeats stop too.
+    await silent.stop()
     await fake.wait_for_followup(interaction, shows(WAITING), timeout=120)
+    await member.go_silent()
+    # It leaves its pool after the heartbeat timeout, and its job goes back to the queue, the lost dispatch counted.
+    assert await wait_for_state(arena.bot.pool, 1, {"queued", *jobs.FINAL_STATES}, timeout_s=120) == "queued"
     left = await arena.bot.pool.fetchrow("SELECT state, note FROM runners WHERE name = 'h100-box'")
-    deadline = asyncio.get_running_loop().time() + 120
-    while left["state"] != "left" and asyncio.get_running_loop().time() < deadline:
-        await asyncio.sleep(0.2)
-        left = await arena.bot.pool.fetchrow("SELECT state, note FROM runners WHERE name = 'h100-box'")
     assert dict(left) == {"state": "left", "note": "no heartbeat"}
     job = await arena.bot.pool.fetchrow("SELECT state, attempts FROM jobs WHERE submission_id = 1")
-    assert dict(job) == {"state": "queued", "attempts": 1}, "requeued at once, the lost dispatch counted"
+    assert dict(job) == {"state": "queued", "attempts": 1}
 
     spare_member = await fleet.join("h100-spare", "h100")
     spare = RunnerDouble(spare_member.secret, hold=asyncio.Event())
