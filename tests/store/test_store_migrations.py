@@ -40,6 +40,7 @@ TABLES = {
     "rating_history",
     "rating_archive",
     "queue_turns",
+    "queue_waiters",
     "runner_join_tokens",
     "runners",
     "runner_secrets",
