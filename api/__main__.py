@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.settings import ApiSettings
-from core.dispatch import Dispatcher, RunnerPool
+from core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings, sweep_silent
 from core.fleet_view import FleetView, RunnerFactory
@@ -78,6 +78,10 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
             runners = RunnerPool()
             view = FleetView(store.pool, runners, runner_factory(session, settings.fleet), settings.fleet)
             dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch)
+            # The live runners are known before recovery, so that a job in flight at a restart is followed again on
+            # its runner rather than run a second time.
+            with contextlib.suppress(*STORE_ERRORS):
+                await view.refresh()
             tasks += [asyncio.create_task(view.run(), name="fleet-view"), asyncio.create_task(dispatcher.run())]
         else:
             tasks.append(asyncio.create_task(_sweep_forever(store.pool, settings.fleet), name="fleet-sweep"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 import asyncpg
@@ -23,6 +24,9 @@ from core.store.fleet import LiveRunner
 from runner.client import JobRunner
 
 log = logging.getLogger(__name__)
+
+# How stale a registered runner's last heartbeat may be for a view that has just started to still count it live.
+STARTUP_TRUST_S = 3600.0
 
 RunnerFactory = Callable[[LiveRunner], JobRunner]
 """Builds the client of one live runner: its URL, its secret to sign with, its GPU type and slots."""
@@ -40,13 +44,24 @@ class FleetView:
         self._settings = settings
         # One client per join (runner id): a runner that joins again is a new runner with a new secret.
         self._built: dict[int, JobRunner] = {}
+        self._started = time.monotonic()
         self.live: list[LiveRunner] = []
         self.pools: list[str] = []
 
     async def refresh(self) -> None:
-        """Read the live runners and update the pool."""
-        await sweep_silent(self._pool, self._settings)
-        live = await store.live_runners(self._pool, self._settings.heartbeat_timeout_s)
+        """Read the live runners and update the pool.
+
+        For its first heartbeat timeout the view neither sweeps nor judges silence: while no API service ran (a
+        restart of the only replica, an upgrade), runners' heartbeats had nowhere to go, and a view that judged
+        them by that silence would drop every runner, and requeue every job in flight, the moment it started.
+        A runner that really died is found by its dispatcher's calls failing, and by the sweep once the grace
+        is over."""
+        timeout_s = self._settings.heartbeat_timeout_s
+        if time.monotonic() - self._started < timeout_s:
+            timeout_s = STARTUP_TRUST_S
+        else:
+            await sweep_silent(self._pool, self._settings)
+        live = await store.live_runners(self._pool, timeout_s)
         self.pools = await store.pool_types(self._pool)
         built: dict[int, JobRunner] = {}
         for runner in live:

@@ -101,6 +101,10 @@ def _stored_profile(job_id: int, report: ProfileReport) -> profiles.StoredProfil
     return profiles.StoredProfile(body, tuple(kept))
 
 
+# Error codes that are the service's failing, not the submission's: they cost the user no quota.
+SERVICE_FAULTS = frozenset({"internal", "host_busy"})
+
+
 async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
     """Store a finished job: per-case rows, its profile, the submission's verdict and score, and its leaderboard
     rows (ranked submissions only: a profile never enters a board).
@@ -117,6 +121,9 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
         assert sub is not None, "a job always belongs to a submission"
         outcome = _outcome(sub, result, runner)
         await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+        if result.error is not None and result.error.code in SERVICE_FAULTS:
+            # The runner broke or its host was too busy to judge: the user's run taught them nothing.
+            await ratelimits.give_back(conn, sub.user_id, sub.mode)
         await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
         if result.profile is not None:
             stored = _stored_profile(lease.job_id, result.profile)

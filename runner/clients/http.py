@@ -211,6 +211,18 @@ class RunnerClient:
         data = await self._call("POST", "/v1/jobs", request.model_dump_json().encode(), retry=True)
         return self._parse(JobAccepted, data)
 
+    async def find(self, submission_id: str) -> JobStatus | None:
+        """The job posted under `submission_id` (its idempotency key), or None when the runner holds none."""
+        from urllib.parse import quote
+
+        try:
+            data = await self._call("GET", f"/v1/jobs?submission_id={quote(submission_id, safe='')}", retry=True)
+        except RunnerError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return self._parse(JobStatus, data)
+
     async def status(self, job_id: str) -> JobStatus:
         return self._parse(JobStatus, await self._call("GET", f"/v1/jobs/{job_id}", retry=True))
 

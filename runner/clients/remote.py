@@ -175,7 +175,16 @@ class RemoteRunner:
 
     async def attach(self, job_key: str, on_event: EventCallback) -> SubmissionResult | None:
         if job_key not in self._jobs:
-            return None
+            # Posted by an earlier process (a dispatcher that restarted): ask the runner for the job it holds under
+            # the key, and follow it from its first event, so that it is not run a second time.
+            try:
+                found = await self._client.find(job_key)
+            except RunnerError as exc:
+                raise self._failure(exc, f"looking up {job_key}", accepted=True) from exc
+            if found is None:
+                return None
+            self._jobs[job_key] = _Followed(found.job_id)
+            log.info("%s: following %s again (runner job %s, %s)", self.name, job_key, found.job_id, found.state)
         return await self._follow(job_key, on_event)
 
     async def probe(self) -> bool:

@@ -124,6 +124,19 @@ async def post_job(request: web.Request) -> web.Response:
     return _json(accepted, 202 if created else 200)
 
 
+async def find_job(request: web.Request) -> web.Response:
+    """`GET /v1/jobs?submission_id=K`: the job posted under that idempotency key, so that a dispatcher that restarted
+    (and so forgot the runner's job id) can follow it again instead of running it a second time."""
+    key = request.query.get("submission_id")
+    if not key:
+        raise web.HTTPBadRequest(text="Give `submission_id`: the key the job was posted under.")
+    manager = request.app[JOBS]
+    job = manager.by_submission.get(key)
+    if job is None:
+        raise web.HTTPNotFound(text=f"No job was posted here under {key!r} (or it was dropped after its retention).")
+    return _json(job.status(manager.position(job)))
+
+
 async def get_job(request: web.Request) -> web.Response:
     manager = request.app[JOBS]
     job = manager.get(request.match_info["job_id"])
@@ -258,6 +271,13 @@ def _openapi_paths() -> dict[str, Any]:
     after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}}
     return {
         "/v1/jobs": {
+            "get": {
+                "summary": "The job posted under a submission id (idempotency key), to follow it again",
+                "parameters": [
+                    {"name": "submission_id", "in": "query", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {"200": _answer(JobStatus, "ok"), "400": err, "404": err},
+            },
             "post": {
                 "summary": "Queue a job; idempotent on submission_id",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": _ref(JobRequest)}}},
@@ -269,7 +289,7 @@ def _openapi_paths() -> dict[str, Any]:
                     "409": err,
                     "429": err,
                 },
-            }
+            },
         },
         "/v1/jobs/{job_id}": {
             "parameters": job_id,
@@ -369,6 +389,7 @@ def create_app(settings: RunnerSettings, secret: bytes | None = None) -> web.App
     app.add_routes(
         [
             web.post("/v1/jobs", post_job),
+            web.get("/v1/jobs", find_job),
             web.get("/v1/jobs/{job_id}", get_job),
             web.delete("/v1/jobs/{job_id}", delete_job),
             web.get("/v1/jobs/{job_id}/events", job_events),

@@ -148,3 +148,24 @@ async def test_a_job_the_service_failed_gives_its_rate_limit_token_back(pool: as
     assert after == pytest.approx(before + 1, abs=0.01)
     status = await pool.fetchval("SELECT status FROM submissions WHERE id = $1", receipt.submission_id)
     assert status == "error"
+
+
+async def test_a_result_the_runner_failed_to_judge_gives_the_token_back(pool: asyncpg.Pool) -> None:
+    from store_helpers import result_for
+
+    from core.results import record_result
+    from runner.api import ErrorInfo
+
+    await add_problems(pool)
+    charged = await submit(pool, request("alice", mode="test", gpu="h100"), ROOMY)
+    before = await ratelimits.peek(pool, charged.user_id, "test", ROOMY.test_burst, ROOMY.test_per_hour)
+    lease = await jobs.claim_next(pool, "h100", "tests", 30.0, "box-1")
+    assert lease is not None
+    spec = await jobs.job_spec(pool, lease.job_id)
+    assert spec is not None
+    broken = result_for(spec, None, "error").model_copy(
+        update={"error": ErrorInfo(code="internal", message="the runner broke")}
+    )
+    assert await record_result(pool, lease, broken, "box-1")
+    after = await ratelimits.peek(pool, charged.user_id, "test", ROOMY.test_burst, ROOMY.test_per_hour)
+    assert after == pytest.approx(before + 1, abs=0.01)
