@@ -171,7 +171,8 @@ async def load_reference(pool: asyncpg.Pool, cfg: Config) -> None:
 
 
 async def bench_tables(conn: asyncpg.Connection, cfg: Config) -> None:
-    """Session tables that the load's statements draw from: problems by popularity rank, sources by number."""
+    """This connection's temporary tables that the load's statements draw from: problems by popularity rank,
+    sources by number."""
     order = [s.slug for s in chosen_problems(cfg)]
     await conn.execute(
         "CREATE TEMP TABLE bench_problems (n int, problem_id bigint, version int, dtypes text[], score_metric text, "
@@ -387,7 +388,7 @@ async def load(dsn: str, cfg: Config, state: LoadState, state_path: Path, out: l
     started = time.perf_counter()
     conn = await asyncpg.connect(dsn, command_timeout=None)
     try:
-        # The load's own session: no wait for each commit's flush (a crash loses at most the last chunk, which
+        # The load's own connection: no wait for each commit's flush (a crash loses at most the last chunk, which
         # the resumed load writes again), and memory for the index builds and the boards' sort.
         await conn.execute("SET synchronous_commit = off; SET maintenance_work_mem = '1GB'; SET work_mem = '256MB'")
         if state.reference:
