@@ -34,6 +34,8 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 ANY_LANGUAGE: LanguageFilter = "any"
 LANGUAGE_FILTERS: tuple[LanguageFilter, ...] = get_args(LanguageFilter)
 MODES: tuple[Mode, ...] = get_args(Mode)
+# The order in which a GPU type's queue serves the modes, most urgent first (core/store/jobs.py says why).
+MODE_PRIORITY: tuple[Mode, ...] = ("test", "benchmark", "profile", "ranked")
 METHODS: tuple[Method, ...] = get_args(Method)
 # A CPU runner times with a monotonic clock whatever the job asked for; a job asks for one of the others.
 CPU_METHOD: Method = "cpu"

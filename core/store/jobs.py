@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.store.pool import Conn
+from runner.names import MODE_PRIORITY, MODES
 
 QUEUE_CHANNEL = "arena_jobs"
 LIVE_STATES = ("queued", "dispatched", "running")
@@ -132,8 +133,9 @@ _CLAIM_SETS = """state = 'dispatched', attempts = j.attempts + 1, lease_owner = 
 # a `profile` run is a diagnosis its user waits on, but one that holds a runner longer; a `ranked` run only moves a
 # board, which can wait the longest (a contest that needs its runs on time reserves a share of the pool instead,
 # `contests.reserve_share`). Rate limits bound how much of the more urgent modes one user can queue, so they
-# cannot hold the ranked queue back for long. The claim and the queue position both read this one constant.
-MODE_PRIORITY: tuple[str, ...] = ("test", "benchmark", "profile", "ranked")
+# cannot hold the ranked queue back for long. The claim and the queue position both read this one constant
+# (runner.names.MODE_PRIORITY, beside the list of modes).
+assert sorted(MODE_PRIORITY) == sorted(MODES), "every mode has its place in the queue's order"
 assert all(re.fullmatch("[a-z]+", mode) for mode in MODE_PRIORITY)  # they are formatted into SQL as literals
 
 
