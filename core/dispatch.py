@@ -254,6 +254,8 @@ class Dispatcher:
         self._listener: asyncpg.Connection | None = None
         self._probes: dict[str, asyncio.Task[None]] = {}
         self._next_probe: dict[str, float] = {}
+        # Per GPU type, the outage the hook was last told of (since when, or None: runners answer).
+        self._outages: dict[str, float | None] = {}
         self.failures: dict[int, BaseException] = {}
         """Jobs whose progress could not be stored, by job id: their leases lapse and a sweep retries them."""
 
@@ -304,6 +306,7 @@ class Dispatcher:
                     store_ok = False
                     log.exception("dispatcher %s: the dispatch loop failed; trying again", self.owner)
                 self._probe_down_runners()
+                self._tell_outage_changes()
                 await self._wait_for_work(hurry=not store_ok or self._listener is None)
         finally:
             await self._abandon()
@@ -676,10 +679,20 @@ class Dispatcher:
     def _tell_runner_state(self, gpu_type: str) -> None:
         if self._on_runner_state is None:
             return
+        since = self._runners.outage_since(gpu_type)
+        self._outages[gpu_type] = since
         try:
-            self._on_runner_state(gpu_type, self._runners.outage_since(gpu_type))
+            self._on_runner_state(gpu_type, since)
         except Exception:
             log.exception("GPU type %s: the runner-state hook failed", gpu_type)
+
+    def _tell_outage_changes(self) -> None:
+        """Tell the hook of every GPU type whose outage began or ended since it was last told, however it changed:
+        the fleet's view dropped the runner that stopped answering, or another runner of the type joined."""
+        for gpu_type in {*self._runners.gpu_types(), *self._outages}:
+            since = self._runners.outage_since(gpu_type)
+            if (since is None) != (self._outages.get(gpu_type) is None):
+                self._tell_runner_state(gpu_type)
 
     def _probe_down_runners(self) -> None:
         now = time.monotonic()

@@ -45,6 +45,7 @@ class FleetView:
         # One client per join (runner id): a runner that joins again is a new runner with a new secret.
         self._built: dict[int, JobRunner] = {}
         self._started = time.monotonic()
+        self._unbuildable: set[int] = set()
         self.live: list[LiveRunner] = []
         self.pools: list[str] = []
 
@@ -69,8 +70,11 @@ class FleetView:
             if existing is None:
                 try:
                     existing = self._make_runner(runner)
-                except Exception:
-                    log.exception("runner %s (%d): cannot build its client; it gets no job", runner.name, runner.id)
+                except Exception as exc:
+                    # Once per runner, not at every refresh: the reason does not change until the runner does.
+                    if runner.id not in self._unbuildable:
+                        self._unbuildable.add(runner.id)
+                        log.warning("runner %s (%d) gets no job: %s", runner.name, runner.id, exc)
                     continue
             built[runner.id] = existing
         self._built = built
