@@ -18,6 +18,7 @@ import contextlib
 import json
 import logging
 import platform
+import re
 import shutil
 import subprocess
 import time
@@ -107,6 +108,19 @@ def _smi_clocks() -> dict[str, tuple[float | None, float | None]]:
     return found
 
 
+def _cuda_version() -> str | None:
+    """The CUDA version the driver supports, from nvidia-smi's banner ("CUDA Version: 13.0")."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        out = subprocess.run([smi], capture_output=True, text=True, timeout=NVIDIA_SMI_TIMEOUT_S, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"CUDA Version:\s*([0-9.]+)", out)
+    return found.group(1) if found else None
+
+
 def _number(text: str) -> float | None:
     try:
         return float(text)
@@ -151,6 +165,7 @@ def describe_hardware(manager: JobManager) -> RunnerHardware:
         gpus=gpus if is_gpu else [],
         slots=max(len(manager.slots), 1),
         driver=manager.gpus[0].driver if manager.gpus else None,
+        cuda=_cuda_version() if manager.gpus else None,
         nvcc=nvcc_version() if nvcc_path() else None,
         ncu=_ncu_version(),
         torch=package_version("torch"),
