@@ -56,6 +56,7 @@ CONTEST_OPTIONS = {
     "gpus": "GPU types, comma-separated (default: the only one, or the configured default)",
     "dtypes": "dtypes, comma-separated (default float32); every GPU type × every dtype is a target",
     "visibility": "public: anyone may enter; invite_only: only invited members count",
+    "reserve_share": "share of its GPU pools its ranked runs get first while it runs, 0 to 1 (0: none)",
 }
 
 
@@ -210,6 +211,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         visibility: Visibility = "public",
         ranked_burst: app_commands.Range[int, 1, 1000] | None = None,
         ranked_per_hour: app_commands.Range[float, 0.01, 10000.0] | None = None,
+        reserve_share: app_commands.Range[float, 0.0, 1.0] | None = None,
     ) -> None:
         now = utcnow()
         if (ranked_burst is None) != (ranked_per_hour is None):
@@ -223,6 +225,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
             targets=parse_targets(gpus or self._default_gpu(), dtypes),
             visibility=visibility,
             ranked_limit=None if ranked_burst is None or ranked_per_hour is None else (ranked_burst, ranked_per_hour),
+            reserve_share=reserve_share or None,
         )
         await defer(interaction, public=False)
         gpus = self._gpu_catalog()
@@ -245,6 +248,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
         gpus: Listed | None = None,
         dtypes: Listed | None = None,
         visibility: Visibility | None = None,
+        reserve_share: app_commands.Range[float, 0.0, 1.0] | None = None,
         reason: Reason | None = None,
     ) -> None:
         if (gpus is None) != (dtypes is None):
@@ -257,6 +261,7 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
             "visibility": visibility,
             "problems": parse_list(problems, what="problem") if problems is not None else None,
             "targets": parse_targets(gpus, dtypes) if gpus is not None and dtypes is not None else None,
+            "reserve_share": reserve_share,
         }
         await defer(interaction, public=False)
         actor = member_actor(interaction.user)

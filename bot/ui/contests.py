@@ -55,7 +55,9 @@ def _setup(view: ContestView) -> str:
     problems = ", ".join(f"`{p.slug}` v{p.problem_version}" for p in view.problems)
     targets = ", ".join(f"`{t.gpu_type}` · {t.dtype}" for t in view.targets)
     access = "invite-only" if view.contest.visibility == "invite_only" else "public: anyone may enter"
-    return f"Problems: {problems}\nTargets: {targets}\nEntry: {access}"
+    share = view.contest.reserve_share
+    reserve = f"\nReserves {share:.0%} of its pools for its ranked runs while it runs" if share else ""
+    return f"Problems: {problems}\nTargets: {targets}\nEntry: {access}{reserve}"
 
 
 def _colour(view: ContestView) -> discord.Colour:

@@ -137,8 +137,11 @@ async def test_contests_lists_a_cancelled_contest_and_refusals_say_what_to_fix(a
     listed = await ask(arena, fake.add_member("dora"), "contests")
     assert "~~Later~~ · later" in listed and "🚫 cancelled" in listed
 
-    closed = {**options, "slug": "club", "title": "Club night", "visibility": "invite_only"}
-    assert "Entry: invite-only" in await ask(arena, mod, "mod contest create", closed)
+    closed = {**options, "slug": "club", "title": "Club night", "visibility": "invite_only", "reserve_share": 0.25}
+    saved = await ask(arena, mod, "mod contest create", closed)
+    assert "Entry: invite-only" in saved and "Reserves 25% of its pools for its ranked runs" in saved
+    unreserved = await ask(arena, mod, "mod contest edit", {"slug": "club", "reserve_share": 0.0})
+    assert "Reserves" not in unreserved
     frank, gina = fake.add_member("frank"), fake.add_member("gina")
     invited = {"slug": "club", "user": frank, "user2": gina}
     assert "(2 new, 0 invited before)" in await ask(arena, mod, "mod contest invite", invited)
