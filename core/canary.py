@@ -42,6 +42,12 @@ MIN_PEERS = 2
 # The median of the run medians of 36 fresh-process runs on four idle GPUs of two machines, by (GPU type, set
 # version), in µs (bench/results/canaries_gpu_h200.txt). No other GPU type has been measured yet.
 REFERENCE_MEDIANS_US: dict[tuple[str, int], dict[str, float]] = {
+    ("h100", 1): {  # one H100 80GB HBM3, 10 fresh-process runs: bench/results/canaries_gpu_h100.txt
+        "add_fp32_2^24": 64.34,
+        "matmul_fp16_4096": 184.60,
+        "matmul_fp32_2048": 343.61,
+        "copy_2^26_bytes": 44.01,
+    },
     ("h200", 1): {
         "add_fp32_2^24": 47.87,
         "matmul_fp16_4096": 192.78,

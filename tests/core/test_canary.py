@@ -128,20 +128,21 @@ def healthy_pool_of_version(set_version: int) -> list[CanaryReport]:
 
 def test_reports_of_another_gpu_type_or_device_are_not_compared() -> None:
     others = [report(1.5, gpu_type="a100") for _ in range(3)] + healthy_pool("cpu")
-    verdict = canary_drift(report(1.0), others, CanaryThresholds())
+    verdict = canary_drift(report(1.0, gpu_type="b200"), others, CanaryThresholds())
     assert verdict.status == "no_baseline" and verdict.peers == 0
 
 
 def test_no_peers_and_no_reference_table_gives_no_baseline() -> None:
-    assert ("h100", 1) not in REFERENCE_MEDIANS_US
-    verdict = canary_drift(report(1.3), [], CanaryThresholds())
+    assert ("a100", 1) not in REFERENCE_MEDIANS_US
+    verdict = canary_drift(report(1.3, gpu_type="a100"), [], CanaryThresholds())
     assert verdict.status == "no_baseline" and verdict.baseline == "none"
     assert not verdict.needs_confirmation and not verdict.quarantines
     assert verdict.stored == "no_baseline"
-    assert "0 other runners of the h100 pool" in verdict.message
-    assert "no reference table for h100 set v1" in verdict.message
+    assert "0 other runners of the a100 pool" in verdict.message
+    assert "no reference table for a100 set v1" in verdict.message
     # One peer is not enough either: with two runners, which of them drifted cannot be told.
-    assert canary_drift(report(1.3), [report(1.0)], CanaryThresholds()).status == "no_baseline"
+    lone = canary_drift(report(1.3, gpu_type="a100"), [report(1.0, gpu_type="a100")], CanaryThresholds())
+    assert lone.status == "no_baseline"
 
 
 def test_too_few_peers_fall_back_on_the_reference_table_with_a_looser_limit() -> None:

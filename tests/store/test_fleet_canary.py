@@ -30,19 +30,25 @@ from runner.api import (
 ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)
 
 
-def report(scale: float) -> CanaryReport:
+# A GPU the registry has no entry for, so no reference table: its pools judge by their runners alone.
+A100 = "NVIDIA A100-SXM4-80GB"
+A100_POOL = "a100-sxm4-80gb"
+
+
+def report(scale: float, gpu_type: str = "h100") -> CanaryReport:
+    # Near the H100 reference table (core/canary.py), so a pool of one judged against it finds it healthy at 1.0.
     timings = [
-        CanaryTiming(name="matmul_fp16_4096", median_us=200.0 * scale, rse=0.003, samples=50),
-        CanaryTiming(name="matmul_fp32_2048", median_us=900.0 * scale, rse=0.003, samples=50),
+        CanaryTiming(name="matmul_fp16_4096", median_us=185.0 * scale, rse=0.003, samples=50),
+        CanaryTiming(name="matmul_fp32_2048", median_us=344.0 * scale, rse=0.003, samples=50),
     ]
-    return CanaryReport(device="gpu", gpu_type="h100", set_version=1, timings=timings, measured_at=datetime.now(UTC))
+    return CanaryReport(device="gpu", gpu_type=gpu_type, set_version=1, timings=timings, measured_at=datetime.now(UTC))
 
 
-async def member(pool: asyncpg.Pool, name: str) -> int:
-    made = await fleet.create_join_token(pool, "h100", lifetime=timedelta(hours=1))
+async def member(pool: asyncpg.Pool, name: str, gpu: str = "NVIDIA H100 80GB HBM3", gpu_type: str = "h100") -> int:
+    made = await fleet.create_join_token(pool, gpu_type, lifetime=timedelta(hours=1))
     joined = await fleet.join(pool, RunnerJoinRequest(token=made.token, name=name), FleetSettings())
-    gpu = GpuHardware(index=0, name="NVIDIA H100 80GB HBM3", uuid=f"GPU-{name}", gpu_type="h100")
-    hardware = RunnerHardware(device="gpu", gpu_type="h100", gpus=[gpu], slots=1, sandbox="full")
+    device = GpuHardware(index=0, name=gpu, uuid=f"GPU-{name}", gpu_type=gpu_type)
+    hardware = RunnerHardware(device="gpu", gpu_type=gpu_type, gpus=[device], slots=1, sandbox="full")
     await fleet.register(pool, joined.runner_id, RunnerRegistration(url="http://h:1", hardware=hardware), pool_mismatch)
     return joined.runner_id
 
@@ -87,11 +93,22 @@ async def test_one_drifted_measurement_between_good_ones_never_quarantines(pool:
     assert not (await record_canary(pool, runners[2], report(1.5))).quarantined
 
 
-async def test_without_peers_a_canary_has_no_baseline_and_accuses_nobody(pool: asyncpg.Pool) -> None:
-    alone = await member(pool, "box-0")
+async def test_without_peers_or_a_reference_table_a_canary_has_no_baseline_and_accuses_nobody(
+    pool: asyncpg.Pool,
+) -> None:
+    alone = await member(pool, "box-0", A100, A100_POOL)
     for _ in range(3):
-        assert not (await record_canary(pool, alone, report(3.0))).quarantined
+        assert not (await record_canary(pool, alone, report(3.0, A100_POOL))).quarantined
     assert await fleet_store.last_verdicts(pool, alone, 1) == ["no_baseline"]
+
+
+async def test_a_lone_runner_far_from_its_gpus_reference_table_is_quarantined_on_confirmation(
+    pool: asyncpg.Pool,
+) -> None:
+    alone = await member(pool, "box-0")
+    assert (await record_canary(pool, alone, report(1.0))).canary == "ok"
+    assert (await record_canary(pool, alone, report(1.6))).canary == "needs_confirmation"
+    assert (await record_canary(pool, alone, report(1.6))).quarantined
 
 
 async def test_the_answer_to_a_report_says_when_a_second_measurement_is_wanted(pool: asyncpg.Pool) -> None:
