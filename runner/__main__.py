@@ -71,6 +71,7 @@ def serve(
 
 def _serve_in_pool(settings: RunnerSettings, verbose: bool) -> int:
     import asyncio
+    import signal
 
     from runner.daemon.membership import MembershipError
     from runner.daemon.pool_member import serve_in_pool
@@ -79,6 +80,8 @@ def _serve_in_pool(settings: RunnerSettings, verbose: bool) -> int:
     logging.getLogger(__name__).info("runner %s joining its pool at %s", settings.name, settings.join_url)
     try:
         asyncio.run(serve_in_pool(settings))
+        # Drained and left its pool: a second SIGTERM while the interpreter winds down changes nothing.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     except MembershipError as exc:
         raise SettingsError(str(exc)) from exc
     except OSError as exc:

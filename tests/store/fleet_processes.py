@@ -88,6 +88,14 @@ class Proc:
         if self.process.poll() is None:
             self.process.send_signal(sig)
 
+    def exit_status(self, timeout_s: float = 60.0) -> int:
+        """Wait for the process to end by itself (a drained runner leaves on its own); its exit status."""
+        assert self.process is not None
+        try:
+            return self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"{self.argv} did not end within {timeout_s:.0f} s:\n{self.log()[-4000:]}") from None
+
     def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 60.0) -> int:
         assert self.process is not None
         if self.process.poll() is None:
