@@ -17,7 +17,7 @@ from core.results import load_result
 from core.settings import Settings
 from core.store import fleet as fleet_store
 from core.store import jobs, submissions
-from core.submissions import SubmitRequest, submit
+from core.submissions import submit
 from runner.api import SubmissionResult
 
 log = logging.getLogger(__name__)
@@ -45,19 +45,7 @@ async def submit_to_fleet(
         )
     progress = progress if progress is not None else LocalRun()
     await sync_problem(pool, local.problem)
-    user = local.user_name or settings.local_user
-    request = SubmitRequest(
-        f"local:{user}",
-        user,
-        local.problem.slug,
-        local.file_name,
-        local.data,
-        gpu_type,
-        local.dtype,
-        local.mode,
-        profile_case=local.profile_case,
-    )
-    receipt = await submit(pool, request, settings.rate)
+    receipt = await submit(pool, local.submit_request(gpu_type, settings.local_user), settings.rate)
     progress.submission_id = receipt.submission_id
     said = ""
     try:

@@ -51,6 +51,21 @@ class LocalSubmission:
     profile_case: int | None = None
     """Mode `profile`: the test case to profile, by index; None: the largest."""
 
+    def submit_request(self, gpu_type: str, local_user: str) -> SubmitRequest:
+        """The submission as the store takes it, from this machine's user (`local:<name>`)."""
+        user = self.user_name or local_user
+        return SubmitRequest(
+            f"local:{user}",
+            user,
+            self.problem.slug,
+            self.file_name,
+            self.data,
+            gpu_type,
+            self.dtype,
+            self.mode,
+            profile_case=self.profile_case,
+        )
+
 
 CANCELLED_BY_USER = "Cancelled by the user (Ctrl-C) before it finished; it will not run again."
 
@@ -122,19 +137,7 @@ async def run_local_submission(
     """`submit_and_wait` on an open pool."""
     progress = progress if progress is not None else LocalRun()
     await sync_problem(pool, local.problem)
-    gpu_type = runner.gpu_type
-    user = local.user_name or settings.local_user
-    request = SubmitRequest(
-        f"local:{user}",
-        user,
-        local.problem.slug,
-        local.file_name,
-        local.data,
-        gpu_type,
-        local.dtype,
-        local.mode,
-        profile_case=local.profile_case,
-    )
+    request = local.submit_request(runner.gpu_type, settings.local_user)
     storing = asyncio.ensure_future(submit(pool, request, settings.rate))
     try:
         receipt = await asyncio.shield(storing)
