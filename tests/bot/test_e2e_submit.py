@@ -49,10 +49,13 @@ async def test_correct_submission_ends_with_the_table_a_chart_and_a_leaderboard_
     assert states[0].startswith("**⏳ Queued: position 1")
     assert any(s.startswith(("**🚀 Starting", "**🛠️ Compiling")) for s in states), states
     # Events are coalesced: the message changes at most once per progress interval, however the runner's events
-    # bunch up (a busy host only spreads the changes further apart, so this holds under any load).
+    # bunch up. The times are the fake server's, stamped as each edit arrives: on a loaded host one edit can arrive
+    # late and the next on time, so two stamps may sit closer than the interval, but over the message's life there
+    # is never more than one edit per interval (a busy host only spreads them further apart).
     moments = [datetime.fromisoformat(v["edited_timestamp"] or v["timestamp"]) for v in final.history]
     gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(moments)]
-    assert gaps and min(gaps) >= 0.98 * arena.bot.settings.progress_interval_s, gaps
+    interval = arena.bot.settings.progress_interval_s
+    assert gaps and len(gaps) <= sum(gaps) / (0.98 * interval) + 1, gaps
 
     announced = await fake.wait_for_message(lambda m: m.channel_id == fake.channel("general").id)
     assert "Alice" in announced.embeds[0]["title"] and "#1" in announced.embeds[0]["description"]
