@@ -17,7 +17,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--host", help="listen address (default ARENA_API_HOST or 127.0.0.1)")
     p.add_argument("--port", type=int, help="listen port (default ARENA_API_PORT or 8800)")
-    p.add_argument(
-        "--no-dispatch", action="store_true", help="serve the API only; another process dispatches the jobs"
-    )
+    p.add_argument("--no-dispatch", action="store_true", help="serve the API only; another process dispatches the jobs")
     p.set_defaults(func=cmd_api)
