@@ -82,6 +82,13 @@ async def test_post_is_idempotent_on_the_submission_id(state_dir: Path, secret: 
         with pytest.raises(RunnerError) as finished:
             await client.cancel(first.job_id)
         assert finished.value.status == 409 and "already finished" in finished.value.message
+        # A dispatcher that restarted finds the job by the key it posted it under, and only that job.
+        found = await client.find(request.submission_id)
+        assert found is not None and found.job_id == first.job_id and found.state == "done"
+        for hostile in ("job-999", "²", "\x00", "%00", "../v1/health", "<script>", "x" * 5000, " "):
+            assert await client.find(hostile) is None, hostile
+        status, body = await _raw(url, "GET", "/v1/jobs", sign_headers(secret.encode(), "GET", "/v1/jobs"))
+        assert status == 400 and "submission_id" in body["error"]["message"]
 
 
 async def test_a_full_queue_answers_429_and_cancel_stops_jobs(state_dir: Path, secret: str) -> None:

@@ -121,3 +121,38 @@ def test_the_openapi_document_names_every_route_and_its_security() -> None:
         {"runner": [], "signature": [], "timestamp": []}
     ]
     assert "RunnerHardware" in document["components"]["schemas"]
+
+
+# Values a client may send by mistake or on purpose: unicode digits (`isdigit()` true, `int()` fails or reads them),
+# a NUL, huge numbers, markup, path tricks, and malformed or oversized bodies.
+HOSTILE_IDS = ["²", "⑦", "%00", "9" * 40, "-1", "0x10", "..%2F..%2Fetc", "%3Cscript%3E", "1e3", "%20"]
+HOSTILE_BODIES = [
+    b"",
+    b"\x00",
+    b"[]",
+    b"null",
+    b'{"token": null}',
+    b'{"token": "' + b"x" * 300 + b'", "name": "a"}',
+    b'{"token": "arena-join-xxxxxxxxxxxxxxxx", "name": "\\u0000"}',
+    b'{"url": "javascript:alert(1)", "hardware": {}}',
+    b"\xff\xfe",
+]
+
+
+async def test_no_hostile_path_or_body_gets_a_server_error(client: TestClient, pool: asyncpg.Pool) -> None:
+    joined = await join(client, pool)
+    answers: list[tuple[str, str, int]] = []
+    for raw in HOSTILE_IDS:
+        for method, suffix in (("PUT", ""), ("POST", "/heartbeat"), ("POST", "/canaries"), ("DELETE", "")):
+            response = await client.request(method, f"/v1/runners/{raw}{suffix}", data=b"{}")
+            answers.append((method, raw + suffix, response.status))
+    for body in HOSTILE_BODIES:
+        response = await client.post("/v1/runners/join", data=body)
+        answers.append(("POST", f"join {body[:20]!r}", response.status))
+        for method, suffix in (("PUT", ""), ("POST", "/heartbeat"), ("POST", "/canaries")):
+            path = f"/v1/runners/{joined.runner_id}{suffix}"
+            status, _ = await signed(client, joined, method, path, body)
+            answers.append((method, f"{suffix or 'register'} {body[:20]!r}", status))
+    server_errors = [a for a in answers if a[2] >= 500]
+    assert not server_errors, server_errors
+    assert {status for *_, status in answers} <= {400, 401, 403, 404, 405, 409, 413}, answers
