@@ -47,3 +47,27 @@ async def test_arena_submit_fleet_runs_on_a_joined_runner(pool: asyncpg.Pool, db
         assert "No pool `h100` exists in this store (pools: cpu)" in missing.stderr
     finally:
         fleet.close()
+
+
+def arena_fleet(dsn: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "RUNNER_", "DATABASE_URL"))}
+    env["DATABASE_URL"] = dsn
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "fleet", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+async def test_arena_fleet_speaks_json_errors_included(pool: asyncpg.Pool, db_dsn: str) -> None:
+    import json
+
+    made = await asyncio.to_thread(arena_fleet, db_dsn, "token", "create", "--pool", "h100", "--json")
+    assert made.returncode == 0, made.stderr
+    token = json.loads(made.stdout)
+    assert token["pool"] == "h100" and token["token"].startswith("arena-join-")
+    listed = json.loads((await asyncio.to_thread(arena_fleet, db_dsn, "tokens", "--json")).stdout)
+    assert [(t["id"], t["gpu_type"]) for t in listed] == [(token["id"], "h100")]
+    assert token["token"] not in json.dumps(listed), "a listing never shows a token"
+    assert json.loads((await asyncio.to_thread(arena_fleet, db_dsn, "runners", "--json")).stdout) == []
+    refused = await asyncio.to_thread(arena_fleet, db_dsn, "revoke", "nobody", "--json")
+    assert refused.returncode == 2
+    assert json.loads(refused.stdout)["error"]["message"].startswith("No runner is called 'nobody'")
