@@ -47,9 +47,12 @@ def runner_factory(session: aiohttp.ClientSession, fleet: FleetSettings) -> Runn
 
 
 async def _sweep_forever(pool: asyncpg.Pool, fleet: FleetSettings) -> None:
+    """Without a dispatcher (`--no-dispatch`), this replica still moves silent runners out of their pools."""
     while True:
-        with contextlib.suppress(Exception):
+        try:
             await sweep_silent(pool, fleet)
+        except STORE_ERRORS as exc:
+            log.warning("fleet sweep: store error (%s: %s); trying again", type(exc).__name__, exc)
         await asyncio.sleep(fleet.refresh_s)
 
 

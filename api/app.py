@@ -165,18 +165,18 @@ async def metrics(request: web.Request) -> web.Response:
         "# HELP arena_fleet_runners_heard Runners heard from within the heartbeat timeout.",
         "# TYPE arena_fleet_runners_heard gauge",
     ]
-    for row in counts["runners"]:
+    for row in counts.runners:
         labels = f'pool="{_label(row["gpu_type"])}",state="{row["state"]}"'
         lines.append(f"arena_fleet_runners{{{labels}}} {row['n']}")
         lines.append(f"arena_fleet_runners_quarantined{{{labels}}} {row['quarantined']}")
         lines.append(f"arena_fleet_runners_heard{{{labels}}} {row['heard']}")
     lines += ["# HELP arena_jobs Jobs not finished, by pool and state.", "# TYPE arena_jobs gauge"]
-    for row in counts["jobs"]:
+    for row in counts.jobs:
         lines.append(f'arena_jobs{{pool="{_label(row["gpu_type"])}",state="{row["state"]}"}} {row["n"]}')
     lines += [
         "# HELP arena_flagged_results Ranked results timed on a runner whose canaries drifted, not re-run yet.",
         "# TYPE arena_flagged_results gauge",
-        f"arena_flagged_results {counts['flagged'][0]['n']}",
+        f"arena_flagged_results {counts.flagged}",
     ]
     return web.Response(text="\n".join(lines) + "\n", content_type="text/plain", charset="utf-8")
 

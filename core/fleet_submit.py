@@ -23,6 +23,7 @@ from runner.api import SubmissionResult
 log = logging.getLogger(__name__)
 
 POLL_S = 0.5
+ESTIMATE_EVERY_S = 5.0
 Progress = Callable[[str], None]
 
 
@@ -48,6 +49,8 @@ async def submit_to_fleet(
     receipt = await submit(pool, local.submit_request(gpu_type, settings.local_user), settings.rate)
     progress.submission_id = receipt.submission_id
     said = ""
+    estimated_at = -ESTIMATE_EVERY_S
+    loop = asyncio.get_running_loop()
     try:
         while True:
             job = await jobs.get_job(pool, receipt.job_id)
@@ -55,6 +58,11 @@ async def submit_to_fleet(
             if job.state in jobs.FINAL_STATES:
                 break
             if job.state == "queued":
+                # The place reads the whole queue of the pool (about 0.2 s at 90,000 queued): not at every poll.
+                if loop.time() - estimated_at < ESTIMATE_EVERY_S and said.startswith("queued"):
+                    await asyncio.sleep(POLL_S)
+                    continue
+                estimated_at = loop.time()
                 estimate = await jobs.start_estimate(pool, receipt.job_id)
                 start = f", starts in ~{estimate.start_in_s:.0f} s" if estimate.start_in_s is not None else ""
                 line = f"queued for pool {gpu_type} at place {estimate.position}{start}"

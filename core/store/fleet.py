@@ -316,9 +316,17 @@ async def in_flight_on(conn: Conn, runner_name: str) -> int:
     return value
 
 
-async def fleet_counts(conn: Conn, timeout_s: float) -> dict[str, list[dict[str, Any]]]:
-    """What the metrics show: runners per pool and state (and quarantined, and live), queued jobs per pool, and
-    the flagged results."""
+@dataclass(frozen=True)
+class FleetCounts:
+    """What the metrics show: runners per pool and state (with the quarantined and the heard-from among them),
+    unfinished jobs per pool and state, and the flagged results."""
+
+    runners: list[dict[str, Any]]
+    jobs: list[dict[str, Any]]
+    flagged: int
+
+
+async def fleet_counts(conn: Conn, timeout_s: float) -> FleetCounts:
     runners = await conn.fetch(
         """SELECT gpu_type, state, count(*) AS n,
             count(*) FILTER (WHERE quarantined_at IS NOT NULL) AS quarantined,
@@ -327,12 +335,8 @@ async def fleet_counts(conn: Conn, timeout_s: float) -> dict[str, list[dict[str,
         timeout_s,
     )
     jobs = await conn.fetch(
-        "SELECT gpu_type, state, count(*) AS n FROM jobs WHERE state IN ('queued', 'dispatched', "
-        "'running') GROUP BY gpu_type, state"
+        """SELECT gpu_type, state, count(*) AS n FROM jobs WHERE state IN ('queued', 'dispatched', 'running')
+        GROUP BY gpu_type, state"""
     )
-    flagged = await conn.fetchval("SELECT count(*) FROM submissions WHERE timing_flag IS NOT NULL")
-    return {
-        "runners": [dict(r) for r in runners],
-        "jobs": [dict(r) for r in jobs],
-        "flagged": [{"n": flagged}],
-    }
+    flagged: int = await conn.fetchval("SELECT count(*) FROM submissions WHERE timing_flag IS NOT NULL")
+    return FleetCounts([dict(r) for r in runners], [dict(r) for r in jobs], flagged)
