@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the tools the deployment tests use, once: kubectl renders the Kubernetes overlays (tests/deploy), and
+# buildah with mmdebstrap builds the container images whose in-image checks run in CI. A machine that has them is
+# left alone. Needs root and apt (Debian, Ubuntu); elsewhere it says what to install, and those tests skip, each
+# saying which tool it lacks.
+set -euo pipefail
+missing=()
+for tool in kubectl buildah mmdebstrap; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [ ${#missing[@]} = 0 ]; then
+  exit 0
+fi
+if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+  echo "setup-deploy-tools.sh: install ${missing[*]} (Debian: apt-get install ${missing[*]} uidmap) to run the deployment tests" >&2
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# uidmap gives buildah its subordinate ids; the images' own tests need nothing else from the host.
+if ! apt-get install -y -qq "${missing[@]}" uidmap >/dev/null; then
+  echo "setup-deploy-tools.sh: apt-get could not install ${missing[*]}; the tests that need them skip and say so" >&2
+fi
