@@ -73,7 +73,7 @@ async def serve_in_pool(settings: RunnerSettings) -> None:
     async with aiohttp.ClientSession() as session:
         membership = Membership(settings.join_url, settings.name, advertise, session)
         await _join(membership, token)
-        app = create_app(settings, secret=membership.secret)
+        app = create_app(settings, secret=membership.secret, membership=membership)
         app_runner = web.AppRunner(app, access_log=None)
         await app_runner.setup()
         try:

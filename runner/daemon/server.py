@@ -1,5 +1,9 @@
 """The runner daemon's HTTP API (DESIGN §3): `create_app(settings)` builds the aiohttp application.
 
+Every route is signed but three: the OpenAPI document, and the probes for machines, `GET /healthz` (200 `ok` while
+the process answers) and `GET /readyz` (200 `ok` while it takes work, else 503 `not ready`: `runner_ready`), which
+say nothing more. `/v1/health` stays signed: it describes the hardware.
+
 Handlers only parse input, call the job table (`runner.daemon.jobs`) and render wire models (`runner.api`); errors
 become `{"error": {"code", "message"}}` with a real status. The daemon never imports torch: jobs run in
 sandboxed worker processes.
@@ -47,6 +51,7 @@ from runner.daemon.jobs import (
     QueueFullError,
     UnknownJobError,
 )
+from runner.daemon.membership import Membership
 from runner.daemon.metrics import Metrics
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
@@ -61,6 +66,10 @@ JOBS = web.AppKey("jobs", JobManager)
 METRICS = web.AppKey("metrics", Metrics)
 VERIFIER = web.AppKey("verifier", Verifier)
 STREAMS = web.AppKey("streams", dict)  # {"open": number of event streams being read now}
+# Set when the runner joined a pool (`--join`): its standing there is part of its readiness.
+MEMBERSHIP = web.AppKey("membership", Membership)
+# The paths any caller may read without a signature; every other path is checked by the auth middleware.
+PROBE_PATHS = frozenset({"/healthz", "/readyz"})
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 STREAM_KEEPALIVE_S = 15.0
@@ -237,6 +246,33 @@ async def health(request: web.Request) -> web.Response:
     return _json(info)
 
 
+def runner_ready(app: web.Application) -> bool:
+    """Whether this runner takes work now: its slots are started, it is not draining (stopping, paused for its
+    canaries, or refused by its pool), and, when it joined a pool, it is registered there and not leaving."""
+    manager = app[JOBS]
+    if manager.executor is None or not manager.slots or manager.draining:
+        return False
+    membership = app.get(MEMBERSHIP)
+    if membership is None:
+        return True
+    return not membership.draining and membership.standing is not None and membership.standing.state == "active"
+
+
+def _probe(ok: bool) -> web.Response:
+    """A probe's answer: `ok` or `not ready`, nothing more (no GPU, no version, no count)."""
+    return web.Response(
+        text="ok" if ok else "not ready", status=200 if ok else 503, headers={"Cache-Control": "no-store"}
+    )
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return _probe(True)
+
+
+async def readyz(request: web.Request) -> web.Response:
+    return _probe(runner_ready(request.app))
+
+
 async def metrics(request: web.Request) -> web.Response:
     manager = request.app[JOBS]
     gauges = {
@@ -263,6 +299,10 @@ def _ref(model: type[BaseModel]) -> dict[str, Any]:
 def _answer(model: type[BaseModel] | None, description: str, media: str = "application/json") -> dict[str, Any]:
     content = {media: {"schema": _ref(model)}} if model is not None else {media: {"schema": {"type": "string"}}}
     return {"description": description, "content": content}
+
+
+def _probe_answer(body: str) -> dict[str, Any]:
+    return {"description": body, "content": {"text/plain": {"schema": {"const": body}}}}
 
 
 def _openapi_paths() -> dict[str, Any]:
@@ -317,6 +357,20 @@ def _openapi_paths() -> dict[str, Any]:
         "/v1/health": {
             "get": {"summary": "Devices, versions, slots, queue", "responses": {"200": _answer(HealthInfo, "ok")}}
         },
+        "/healthz": {
+            "get": {
+                "summary": "Liveness for machines: `ok` while the daemon answers (unsigned)",
+                "security": [],
+                "responses": {"200": _probe_answer("ok")},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "summary": "Readiness for machines: `ok` while it takes work, else `not ready` (unsigned)",
+                "security": [],
+                "responses": {"200": _probe_answer("ok"), "503": _probe_answer("not ready")},
+            }
+        },
         "/metrics": {
             "get": {"summary": "Prometheus metrics", "responses": {"200": _answer(None, "text", "text/plain")}}
         },
@@ -370,13 +424,16 @@ async def _jobs_context(app: web.Application) -> AsyncIterator[None]:
     await manager.close()
 
 
-def create_app(settings: RunnerSettings, secret: bytes | None = None) -> web.Application:
+def create_app(
+    settings: RunnerSettings, secret: bytes | None = None, membership: Membership | None = None
+) -> web.Application:
     """The runner application, checking requests with `secret` (a fleet runner's own credential) or the configured
-    shared secret. Raises SettingsError at once when neither is there."""
+    shared secret; `membership`, for a runner that joined a pool, makes its standing there part of `/readyz`.
+    Raises SettingsError at once when neither secret is there."""
     metrics_store = Metrics()
     replay_log = ReplayLog(settings.replay_log_path())
     verifier = Verifier(secret or settings.secret_bytes(), settings.clock_skew_s, replay_log=replay_log)
-    public = {"/v1/openapi.json"} | ({"/metrics"} if settings.metrics_unsigned else set())
+    public = {"/v1/openapi.json", *PROBE_PATHS} | ({"/metrics"} if settings.metrics_unsigned else set())
     auth = make_auth_middleware(verifier, public, metrics_store.auth_failed)
     app = web.Application(middlewares=[error_middleware, auth], client_max_size=MAX_BODY_BYTES)
     app[SETTINGS] = settings
@@ -384,6 +441,8 @@ def create_app(settings: RunnerSettings, secret: bytes | None = None) -> web.App
     app[VERIFIER] = verifier
     app[JOBS] = JobManager(settings, metrics_store)
     app[STREAMS] = {"open": 0}
+    if membership is not None:
+        app[MEMBERSHIP] = membership
     app.cleanup_ctx.append(_replay_context)
     app.cleanup_ctx.append(_jobs_context)
     app.add_routes(
@@ -395,6 +454,8 @@ def create_app(settings: RunnerSettings, secret: bytes | None = None) -> web.App
             web.get("/v1/jobs/{job_id}/events", job_events),
             web.post("/v1/problems/validate", validate_problem),
             web.get("/v1/health", health),
+            web.get("/healthz", healthz),
+            web.get("/readyz", readyz),
             web.get("/metrics", metrics),
             web.get("/v1/openapi.json", openapi),
         ]
