@@ -1,5 +1,9 @@
 """The API service's aiohttp application: `create_app(pool, settings)`.
 
+For machines (load balancers, Kubernetes probes), unauthenticated, answering `ok` or `not ready` and nothing else:
+- `GET /healthz`: 200 `ok` while the process answers; `GET /readyz`: 200 `ok` while the store answers a trivial query
+  within `READY_TIMEOUT_S`, else 503 `not ready`.
+
 Routes under `/v1`:
 - `GET /v1/health`: liveness, unauthenticated (a load balancer's or Kubernetes' probe); `GET /v1/ready`: the store
   answers too.
@@ -13,6 +17,7 @@ Errors are `{"error": {"code", "message"}}` with a real status, as the runner's 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -29,6 +34,7 @@ from core.dispatch import STORE_OUTAGE_ERRORS
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.fleet_canary import record_canary
 from core.store import fleet as fleet_store
+from core.store.pool import ping
 from runner.api import (
     ApiError,
     ApiErrorBody,
@@ -46,6 +52,8 @@ log = logging.getLogger(__name__)
 POOL = web.AppKey("pool", asyncpg.Pool)
 SETTINGS = web.AppKey("settings", ApiSettings)
 MAX_BODY_BYTES = 256 * 1024
+# A probe that waits longer than this is answered `not ready`: a store this slow cannot serve the runners either.
+READY_TIMEOUT_S = 2.0
 _STATUS_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -117,6 +125,33 @@ async def health(request: web.Request) -> web.Response:
 async def ready(request: web.Request) -> web.Response:
     await request.app[POOL].fetchval("SELECT 1")
     return web.json_response({"status": "ok", "store": "ok"})
+
+
+def _probe(ok: bool) -> web.Response:
+    """A probe's answer: `ok` or `not ready`, nothing more (no version, no count, no error text)."""
+    return web.Response(
+        text="ok" if ok else "not ready", status=200 if ok else 503, headers={"Cache-Control": "no-store"}
+    )
+
+
+async def healthz(request: web.Request) -> web.Response:
+    return _probe(True)
+
+
+async def store_answers(pool: asyncpg.Pool, timeout_s: float) -> bool:
+    """Whether the store answers `SELECT 1` within `timeout_s`, waiting for a free connection included."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await ping(pool, timeout_s)
+    except TimeoutError:
+        return False
+
+
+async def readyz(request: web.Request) -> web.Response:
+    ready = await store_answers(request.app[POOL], READY_TIMEOUT_S)
+    if not ready:
+        log.warning("readyz: the store did not answer within %.1f s", READY_TIMEOUT_S)
+    return _probe(ready)
 
 
 async def join(request: web.Request) -> web.Response:
@@ -212,7 +247,25 @@ def openapi_document() -> dict[str, Any]:
     def body(model: type[BaseModel]) -> dict[str, Any]:
         return {"required": True, "content": {"application/json": {"schema": _ref(model)}}}
 
+    probe = {
+        "200": {"description": "ok", "content": {"text/plain": {"schema": {"const": "ok"}}}},
+        "503": {"description": "not ready", "content": {"text/plain": {"schema": {"const": "not ready"}}}},
+    }
     paths = {
+        "/healthz": {
+            "get": {
+                "summary": "Liveness for machines: `ok` while the process answers",
+                "security": [],
+                "responses": {"200": probe["200"]},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "summary": "Readiness for machines: `ok` while the store answers, else `not ready`",
+                "security": [],
+                "responses": probe,
+            }
+        },
         "/v1/health": {"get": {"summary": "Liveness", "security": [], "responses": {"200": {"description": "ok"}}}},
         "/v1/ready": {
             "get": {"summary": "The store answers", "security": [], "responses": {"200": {"description": "ok"}}}
@@ -279,6 +332,8 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     app[SETTINGS] = settings
     app.add_routes(
         [
+            web.get("/healthz", healthz),
+            web.get("/readyz", readyz),
             web.get("/v1/health", health),
             web.get("/v1/ready", ready),
             web.post("/v1/runners/join", join),
