@@ -176,10 +176,26 @@ async def player(request: Request) -> Response:
     return _html(player_page(await public_rating(request.app[POOL], int(request.match_info["user_id"]))))
 
 
+def _probe(ok: bool) -> Response:
+    """A probe's answer for machines: `ok` or `not ready`, nothing more (no version, no count, no error text)."""
+    return Response(text="ok" if ok else "not ready", status=200 if ok else 503, headers={"Cache-Control": "no-store"})
+
+
 async def healthz(request: Request) -> Response:
-    if await ping(request.app[POOL], HEALTH_TIMEOUT_S):
-        return Response(text="ok\n")
-    return Response(text="the store does not answer\n", status=503)
+    """Liveness: the process answers."""
+    return _probe(True)
+
+
+async def readyz(request: Request) -> Response:
+    """Readiness: the store answers a trivial query within HEALTH_TIMEOUT_S (a free connection included)."""
+    pool = request.app.get(POOL)  # absent while the store is still being opened
+    if pool is None:
+        return _probe(False)
+    try:
+        async with asyncio.timeout(HEALTH_TIMEOUT_S):
+            return _probe(await ping(pool, HEALTH_TIMEOUT_S))
+    except TimeoutError:
+        return _probe(False)
 
 
 # -- errors ----------------------------------------------------------------------------------------------------
@@ -244,6 +260,7 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
             get("/ratings", ratings),
             get(r"/users/{user_id:\d{1,18}}", player),
             get("/healthz", healthz),
+            get("/readyz", readyz),
         ]
     )
     return app

@@ -146,4 +146,4 @@ async def test_a_hostile_display_name_is_escaped_everywhere_it_shows(client: Tes
 
 async def test_healthz_answers_ok_while_the_store_answers(client: TestClient) -> None:
     response = await client.get("/healthz")
-    assert response.status == 200 and await response.text() == "ok\n"
+    assert response.status == 200 and await response.text() == "ok"
