@@ -38,6 +38,7 @@ def serve(
     overrides = {k: v for k, v in given if v is not None}
     try:
         settings = RunnerSettings(**overrides)
+        check_sandbox(settings)
         if settings.join_url is not None or settings.token_file is not None:
             return _serve_in_pool(settings, verbose)
         app = create_app(settings)
@@ -67,6 +68,32 @@ def serve(
         # asyncio's message names the address it could not bind: `error while attempting to bind on …`.
         raise SettingsError(f"The runner cannot listen: {exc.strerror}. {advice}") from exc
     return 0
+
+
+def check_sandbox(settings: RunnerSettings) -> None:
+    """Where RUNNER_SANDBOX_REQUIRED asks for a level, try it before anything else (before a pool is joined or a
+    port opened): below it, raise SettingsError naming what the host or pod lacks. The executor checks again."""
+    if settings.required_sandbox() == "none":
+        return
+    import asyncio
+    import shutil
+
+    from runner.host.sandbox import SandboxPolicy, SandboxUnavailableError, open_sandbox
+
+    async def trial() -> None:
+        policy = await asyncio.to_thread(SandboxPolicy.from_settings, settings)
+        await open_sandbox(policy, trial_dir)
+
+    trial_dir = settings.state_dir / "sandbox-check"
+    try:
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+        asyncio.run(trial())
+    except SandboxUnavailableError as exc:
+        raise SettingsError(f"it refuses to start without its sandbox. {exc}") from exc
+    except OSError as exc:
+        raise SettingsError(f"it cannot try its sandbox under RUNNER_STATE_DIR={settings.state_dir}: {exc}") from exc
+    finally:
+        shutil.rmtree(trial_dir, ignore_errors=True)
 
 
 def _serve_in_pool(settings: RunnerSettings, verbose: bool) -> int:

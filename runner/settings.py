@@ -158,6 +158,12 @@ class RunnerSettings(BaseSettings):
     validate_timeout_s: float = Field(300.0, gt=0)
 
     require_namespaces: bool = Field(False, description="refuse to start without user/net/pid/mount namespaces")
+    sandbox_required: Literal["full", "network", "none"] = Field(
+        "none",
+        description="the weakest sandbox level the runner starts with: below it, it refuses to start and names what "
+        "the host or pod lacks; none: start at any level, with a loud warning below full (RUNNER_REQUIRE_NAMESPACES=1 "
+        "means full)",
+    )
     sandbox_uid: int = Field(61000, ge=1, description="when the daemon runs as root, slot i's jobs run as this uid + i")
     max_file_mb: int = Field(512, ge=1, description="largest file a job may write (RLIMIT_FSIZE)")
     max_open_files: int = Field(1024, ge=64)
@@ -204,6 +210,11 @@ class RunnerSettings(BaseSettings):
         if len(key) < 16:
             raise SettingsError("The runner secret is shorter than 16 bytes; use a long random value.")
         return key
+
+    def required_sandbox(self) -> Literal["full", "network", "none"]:
+        """The weakest sandbox level this runner may serve with: RUNNER_SANDBOX_REQUIRED, or full where the older
+        RUNNER_REQUIRE_NAMESPACES asks for it."""
+        return "full" if self.require_namespaces else self.sandbox_required
 
     def advertised_url(self) -> str:
         """Where dispatchers reach this runner. Raises SettingsError when it cannot be told from the listen address."""

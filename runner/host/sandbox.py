@@ -13,7 +13,8 @@ Layers, outermost first (DESIGN §6):
   otherwise;
 - an empty environment plus an allowlist, with HOME, TMPDIR and every cache under the job's private directory;
 - rlimits (no core dumps, file size, open files, tasks); a new session, so the daemon kills the whole group.
-Where namespaces are unavailable the job still gets the other layers, and the runner logs a loud warning.
+Where namespaces are unavailable the job still gets the other layers, and the runner logs a loud warning; with
+RUNNER_SANDBOX_REQUIRED it refuses to start instead, naming what the host or pod lacks (runner/host/sandbox_needs.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from runner.host.memory_cgroup import JobCgroups, join_self
+from runner.host.sandbox_needs import KUBERNETES_HINT, full_sandbox_shortfalls
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,11 @@ class SandboxLevel(StrEnum):
     FULL = "full"  # network + pid + mount (+ IPC, UTS) namespaces and a fresh root; user namespace when not root
     NETWORK = "network"  # network namespace only (plus a user namespace when not root)
     NONE = "none"  # uid, environment and rlimits only
+
+    def covers(self, other: SandboxLevel) -> bool:
+        """Whether this level isolates at least as much as `other`."""
+        order = (SandboxLevel.NONE, SandboxLevel.NETWORK, SandboxLevel.FULL)
+        return order.index(self) >= order.index(other)
 
 
 def unshare_flags(level: SandboxLevel, as_root: bool) -> tuple[str, ...]:
@@ -247,6 +254,7 @@ class SandboxPolicy:
     env: Mapping[str, str]
     unshare: str | None = field(default_factory=lambda: shutil.which("unshare"))
     setpriv: str | None = field(default_factory=lambda: _setpriv_with_pdeathsig())
+    required: SandboxLevel = SandboxLevel.NONE  # below it the runner refuses to start (RUNNER_SANDBOX_REQUIRED)
 
     @property
     def as_root(self) -> bool:
@@ -272,6 +280,7 @@ class SandboxPolicy:
             view=plan_view(needed_paths(settings.python, env, settings.extra_binds)),
             mask_paths=tuple(dict.fromkeys(os.path.realpath(p) for p in masks)),
             env=env,
+            required=SandboxLevel(settings.required_sandbox()),
         )
 
 
@@ -539,6 +548,8 @@ def check_reachable(path: Path, uid: int | None) -> None:
 
 
 _detected: dict[tuple[object, ...], SandboxLevel] = {}
+# What the last failed probe of each level printed (unshare's or the init's complaint), for a refusal's message.
+_probe_failures: dict[SandboxLevel, str] = {}
 
 
 async def detect_level(policy: SandboxPolicy, base: Path) -> SandboxLevel:
@@ -572,28 +583,45 @@ async def _probe(policy: SandboxPolicy, level: SandboxLevel, base: Path) -> bool
         proc = await sandbox.spawn(job, [policy.python, "-I", "-c", "pass"], slot_env={})
         output, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
         if proc.returncode == 0:
+            _probe_failures.pop(level, None)
             return True
-        log.warning("sandbox level %s is unavailable here: %s", level, output.decode(errors="replace").strip())
+        _probe_failures[level] = output.decode(errors="replace").strip()
+        log.warning("sandbox level %s is unavailable here: %s", level, _probe_failures[level])
     except (OSError, TimeoutError) as exc:
+        _probe_failures[level] = str(exc)
         log.warning("sandbox level %s is unavailable here: %s", level, exc)
     finally:
         await asyncio.to_thread(job.remove)
     return False
 
 
-async def open_sandbox(policy: SandboxPolicy, base: Path, *, required: bool) -> Sandbox:
-    """Probe the host and return a Sandbox; warn loudly (or refuse, when required) without full isolation."""
+def refusal_message(level: SandboxLevel, required: SandboxLevel, policy: SandboxPolicy) -> str:
+    """Why a runner that requires `required` cannot serve at `level`: what the host or pod lacks, and what the
+    full level's probe printed."""
+    asked = f"RUNNER_SANDBOX_REQUIRED={required}" + (" (or RUNNER_REQUIRE_NAMESPACES=1)" if required == "full" else "")
+    lines = [f"{asked} asks for sandbox level {required}, but this host allows only {level}. What is missing:"]
+    lines += [f"- {line}" for line in full_sandbox_shortfalls(unshare=policy.unshare, as_root=policy.as_root)]
+    for probed in (SandboxLevel.FULL, SandboxLevel.NETWORK):
+        said = _probe_failures.get(probed)
+        if said and not level.covers(probed):
+            lines.append(f"- the {probed} sandbox's trial process said: {said.splitlines()[-1]}")
+    lines.append(KUBERNETES_HINT)
+    return "\n".join(lines)
+
+
+async def open_sandbox(policy: SandboxPolicy, base: Path, *, required: bool = False) -> Sandbox:
+    """Probe the host and return a Sandbox. Below the policy's required level (full where `required`), refuse with
+    SandboxUnavailableError naming what is missing; below full otherwise, warn loudly: every job, ranked ones
+    too, then runs with less isolation."""
     level = await detect_level(policy, base)
+    least = SandboxLevel.FULL if required else policy.required
+    if not level.covers(least):
+        raise SandboxUnavailableError(refusal_message(level, least, policy))
     if level is not SandboxLevel.FULL:
-        if required:
-            raise SandboxUnavailableError(
-                f"RUNNER_REQUIRE_NAMESPACES is set, but this host allows only sandbox level {level!s}: "
-                "enable user namespaces (kernel.unprivileged_userns_clone=1) and install util-linux."
-            )
         log.warning(
-            "!!! SANDBOX DEGRADED: level %s. Submissions may reach the network, see other processes or "
-            "read host files. Enable user, pid and mount namespaces, or set RUNNER_REQUIRE_NAMESPACES=1 "
-            "to refuse to start like this. !!!",
+            "!!! SANDBOX DEGRADED: level %s. Every job, ranked ones too, runs with less isolation: submissions "
+            "may reach the network, see other processes or read host files. Enable user, pid and mount "
+            "namespaces, or set RUNNER_SANDBOX_REQUIRED=full to refuse to start like this. !!!",
             level,
         )
         # Without a fresh root the job's uid walks the host's own paths.
