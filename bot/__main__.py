@@ -41,9 +41,12 @@ def load_settings() -> BotSettings:
 async def serve(settings: BotSettings, *, sync_global: bool = False) -> None:
     from bot.client import ArenaBot
     from bot.discord_base import configure_discord_base_url
+    from bot.health import bot_readiness, health_listener
 
     configure_discord_base_url(settings.discord_api_base)
-    async with ArenaBot(settings, sync_global=sync_global) as bot:
+    bot = ArenaBot(settings, sync_global=sync_global)
+    # The probes listen before the bot logs in (alive, not ready yet) and until it has closed.
+    async with health_listener(settings.health_host, settings.health_port, bot_readiness(bot)), bot:
         await bot.start(settings.token.get_secret_value())
 
 

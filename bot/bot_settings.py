@@ -90,6 +90,9 @@ class BotSettings(BaseSettings):
     sync_builtin_problems: bool = Field(True, description="register the built-in problems in the store at start")
     guild_ready_timeout_s: float = Field(2.0, ge=0)
     device_specs: dict[str, DeviceSpec] = Field(default_factory=dict, description="device name -> peak rates")
+    # The probes for machines (bot/health.py): /healthz and /readyz, unauthenticated, on their own small listener.
+    health_host: str = Field("127.0.0.1", description="address of the health listener; 0.0.0.0 in a pod")
+    health_port: int = Field(8081, ge=0, le=65535, description="port of the health listener; 0 disables it")
 
     arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")
 

@@ -60,6 +60,7 @@ async def test_arena_bot_runs_from_environment_variables(fake_discord: FakeDisco
         "ARENA_BOT_LOCAL_DEVICE": "cpu",
         "DATABASE_URL": db_dsn,
         "PYTHONFAULTHANDLER": "1",
+        "ARENA_BOT_HEALTH_PORT": "0",  # its probes have their own test; 8081 may be another run's
     }
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arena", "bot", env=env, stderr=asyncio.subprocess.PIPE, preexec_fn=_default_sigint
