@@ -196,6 +196,10 @@ async def readyz(request: Request) -> Response:
             return _probe(await ping(pool, HEALTH_TIMEOUT_S))
     except TimeoutError:
         return _probe(False)
+    except Exception:
+        # A probe answers `not ready` whatever failed behind it; what failed goes to the log, never to the caller.
+        log.warning("readyz: the store check failed", exc_info=True)
+        return _probe(False)
 
 
 # -- errors ----------------------------------------------------------------------------------------------------
