@@ -268,7 +268,12 @@ def test_an_internal_failure_is_an_apology_with_an_incident_file(tmp_path: Path)
 
 def test_arena_bot_with_discord_unreachable_says_what_to_check() -> None:
     with closed_port() as port:
-        env = arena_env(DATA_DIR, ARENA_BOT_TOKEN="not-a-real-token", ARENA_DISCORD_API_BASE=f"http://127.0.0.1:{port}")
+        env = arena_env(
+            DATA_DIR,
+            ARENA_BOT_TOKEN="not-a-real-token",
+            ARENA_DISCORD_API_BASE=f"http://127.0.0.1:{port}",
+            ARENA_BOT_HEALTH_PORT="0",  # the probes' own port may be another run's
+        )
         proc = arena("bot", env=env)
     assert_one_line_error(proc, f"Cannot reach the Discord API at http://127.0.0.1:{port}", "ARENA_DISCORD_API_BASE")
 
