@@ -249,7 +249,15 @@ CNPG_CLUSTER_SCHEMA: Obj = {
                     "properties": {
                         "initdb": {
                             "type": "object",
-                            "properties": {"database": {"type": "string"}, "owner": {"type": "string"}},
+                            "additionalProperties": False,
+                            "properties": {
+                                "database": {"type": "string"},
+                                "owner": {"type": "string"},
+                                "secret": {"type": "object"},
+                                "postInitSQL": {"type": "array", "items": {"type": "string"}},
+                                "postInitApplicationSQL": {"type": "array", "items": {"type": "string"}},
+                                "postInitTemplateSQL": {"type": "array", "items": {"type": "string"}},
+                            },
                         },
                         "recovery": {"type": "object"},
                         "pg_basebackup": {"type": "object"},
