@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.host.sandbox_needs import masked_proc_paths
+from runner.host.sandbox_needs import in_initial_user_namespace, masked_proc_paths
 from tests.runner.conftest import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -169,3 +169,20 @@ def test_the_same_pod_with_proc_unmasked_starts_at_the_full_level(tmp_path: Path
             except subprocess.TimeoutExpired:
                 runner.kill()
                 runner.wait()
+
+
+def test_the_masked_paths_are_read_off_mountinfo() -> None:
+    mountinfo = "\n".join(
+        [
+            "22 1 0:21 / /proc rw,relatime - proc proc rw",
+            "23 22 0:5 /null /proc/kcore ro,nosuid - devtmpfs udev rw",
+            "24 22 0:21 /sys /proc/sys ro,relatime - proc proc rw",
+            "25 24 0:40 / /proc/sys/fs/binfmt_misc rw,relatime - binfmt_misc binfmt_misc rw",
+            "26 1 0:22 / /sys rw,relatime - sysfs sysfs rw",
+        ]
+    )
+    # binfmt_misc sits on an empty directory, which the kernel does not count as hiding anything.
+    assert masked_proc_paths(mountinfo) == ["/proc/kcore", "/proc/sys"]
+    assert masked_proc_paths("22 1 0:21 / /proc rw - proc proc rw") == []
+    assert in_initial_user_namespace("         0          0 4294967295")
+    assert not in_initial_user_namespace("         0     100000      65536")
