@@ -482,6 +482,10 @@ def test_the_core_deployments_have_their_replicas_and_strategies(overlay: str) -
     assert bot["spec"]["strategy"]["type"] == "Recreate"
     assert bot["spec"]["replicas"] == (0 if overlay == "dev" else 1)  # dev: no Discord token on a laptop
     assert deployments["arena-api"]["spec"]["replicas"] >= 2
+    for name in ("arena-api", "arena-bot", "arena-web"):
+        (wait,) = pod_template(deployments[name])["spec"]["initContainers"]
+        assert "until arena db status" in wait["command"][-1], name
+        assert wait["env"] == pod_template(deployments[name])["spec"]["containers"][0]["env"][:1]
     (migrate,) = of_kind(objects, "Job")
     assert migrate["metadata"]["name"] == f"arena-migrate-{VERSION}"
     assert pod_template(migrate)["spec"]["containers"][0]["args"] == ["db", "migrate"]
@@ -577,9 +581,11 @@ def test_cnpg_gives_every_store_client_the_clusters_uri(tmp_path: Path) -> None:
         o for o in objects if component(o) in ("api", "bot", "web", "migrate") and o["kind"] in ("Deployment", "Job")
     ]
     assert len(clients) == 4
-    for client in clients:
-        url = env_of(pod_template(client)["spec"]["containers"][0])["DATABASE_URL"]["valueFrom"]["secretKeyRef"]
-        assert url == {"name": f"{cluster['metadata']['name']}-app", "key": "uri"}
+    readers = [c for client in clients for c in containers(client) if "DATABASE_URL" in env_of(c)]
+    assert len(readers) == 7  # three services, each with its schema wait, and the migration Job
+    for container in readers:
+        url = env_of(container)["DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+        assert url == {"name": f"{cluster['metadata']['name']}-app", "key": "uri"}, container["name"]
 
 
 # --- the node-preparation script ---------------------------------------------------------------------------------
