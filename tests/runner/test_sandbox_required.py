@@ -123,7 +123,7 @@ def test_arena_runner_serve_refuses_the_same_way(tmp_path: Path) -> None:
     no_tools.mkdir()
     env = _runner_env(tmp_path / "state", PATH=str(no_tools), RUNNER_SANDBOX_REQUIRED="network")
     done = _refusal([sys.executable, "-m", "arena", "runner", "serve"], env)
-    assert done.returncode != 0
+    assert done.returncode == 2, done.stderr
     assert "RUNNER_SANDBOX_REQUIRED=network asks for sandbox level network, but this host allows only none" in (
         done.stderr
     )
