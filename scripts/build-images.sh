@@ -47,6 +47,19 @@ for tool in buildah $([ "$variant" = cpu ] && echo mmdebstrap); do
   }
 done
 
+# The two images and their cached layers take about 4 GB (the CUDA variant three times that); stop before a full disk
+# does, and say where the space is wanted.
+storage=$(buildah info --format '{{.store.GraphRoot}}' 2>/dev/null || echo /var/lib/containers/storage)
+needed_gb=$([ "$variant" = cpu ] && echo 6 || echo 20)
+existing=$storage
+while [ ! -d "$existing" ]; do existing=$(dirname "$existing"); done
+free_kb=$(df -k --output=avail "$existing" 2>/dev/null | tail -1 | tr -d ' ')
+if [ -n "$free_kb" ] && [ "$free_kb" -lt $((needed_gb * 1024 * 1024)) ]; then
+  echo "build-images.sh: $((free_kb / 1024 / 1024)) GB free where buildah stores images ($storage); the $variant build" \
+    "needs about $needed_gb GB. Free some (buildah rmi --prune removes dangling layers) and build again." >&2
+  exit 2
+fi
+
 CUDA_BASE=${CUDA_BASE:-docker.io/nvidia/cuda:13.0.2-devel-ubuntu24.04}
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEBIAN_SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -89,8 +102,12 @@ debian_base() {
   fi
   if [ ! -s "$tarball" ]; then
     log "making the Debian base with mmdebstrap (a minute or two; kept as $tarball)"
+    local started=$SECONDS
     mmdebstrap --quiet "${recipe[@]}" "$work/base.tar" "${sources[@]}" >&2
     mv "$work/base.tar" "$tarball"
+    local line="debian base $(du -m "$tarball" | cut -f1) MB tarball made in $((SECONDS - started)) s"
+    log "$line"
+    [ -z "${BUILD_TIMES_FILE:-}" ] || echo "$line" >> "$BUILD_TIMES_FILE"
   fi
   local container
   container=$(buildah from scratch)
