@@ -700,6 +700,14 @@ async def remove_bench_submissions(pool: asyncpg.Pool, loaded: int) -> None:
         await conn.execute("DELETE FROM submissions WHERE id > $1", loaded)
         await conn.execute("DELETE FROM sources WHERE body LIKE '// bench submit %'")
         await conn.execute("DELETE FROM rate_limits")
+        # The triggers that keep the waiting users' counts were off for the deletes above: count them again, as
+        # migration V015 first did (no job of the load is queued).
+        await conn.execute(
+            """UPDATE queue_waiters w SET queued = coalesce(
+                   (SELECT count(*) FROM jobs j WHERE j.state = 'queued' AND j.gpu_type = w.gpu_type
+                    AND j.user_id = w.user_id AND j.mode = w.mode), 0)
+               WHERE w.queued > 0"""
+        )
 
 
 @dataclass(frozen=True)

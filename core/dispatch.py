@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
@@ -162,12 +162,14 @@ class RunnerPool:
     def gpu_types(self) -> list[str]:
         return sorted({r.gpu_type for r in self._runners.values()})
 
-    def acquire(self, gpu_type: str) -> JobRunner | None:
-        """Reserve a slot on the least busy answering runner of `gpu_type`, or None when all are busy or down."""
+    def acquire(self, gpu_type: str, *, passed_over: Collection[str] = ()) -> JobRunner | None:
+        """Reserve a slot on the least busy answering runner of `gpu_type`, or None when all are busy or down;
+        `passed_over` names runners not to choose (full by the store's count)."""
         free = [
             r
             for r in self._runners.values()
             if r.gpu_type == gpu_type
+            and r.name not in passed_over
             and self._busy[r.name] < r.slots
             and r.name not in self._down
             and self._takes_jobs(r.name)
@@ -419,7 +421,10 @@ class Dispatcher:
             # Read once per pass, not per claim: it walks every runner, and a pass claims for every free slot of a
             # fleet of many (the pool it reflects changes between passes, when the fleet view refreshes).
             capacity = self._runners.capacity(gpu_type)
-            while (runner := self._runners.acquire(gpu_type)) is not None:
+            # Runners that this dispatcher thinks free but whose slots other dispatchers filled (the store counts
+            # every dispatcher's jobs): passed over until the next pass.
+            full: set[str] = set()
+            while (runner := self._runners.acquire(gpu_type, passed_over=full)) is not None:
                 try:
                     lease = await jobs.claim_next(
                         self._pool,
@@ -436,6 +441,9 @@ class Dispatcher:
                     raise
                 if lease is None:
                     self._runners.release(runner, wake=False)  # nothing queued: not a reason to look again
+                    if not await jobs.runner_has_room(self._pool, runner.name):
+                        full.add(runner.name)
+                        continue
                     break
                 self._start(lease, runner, attach=False)
                 started += 1

@@ -13,6 +13,7 @@ import asyncpg
 from core.errors import UserFacingError
 from core.local_submit import LocalRun, LocalSubmission
 from core.problems import sync_problem
+from core.progress import describe_place
 from core.results import load_result
 from core.settings import Settings
 from core.store import fleet as fleet_store
@@ -58,14 +59,14 @@ async def submit_to_fleet(
             if job.state in jobs.FINAL_STATES:
                 break
             if job.state == "queued":
-                # The place reads the whole queue of the pool (about 0.2 s at 90,000 queued): not at every poll.
+                # The place reads up to jobs.PLACE_CAP waiting users per part: not at every poll.
                 if loop.time() - estimated_at < ESTIMATE_EVERY_S and said.startswith("queued"):
                     await asyncio.sleep(POLL_S)
                     continue
                 estimated_at = loop.time()
                 estimate = await jobs.start_estimate(pool, receipt.job_id)
                 start = f", starts in ~{estimate.start_in_s:.0f} s" if estimate.start_in_s is not None else ""
-                line = f"queued for pool {gpu_type} at place {estimate.position}{start}"
+                line = f"queued for pool {gpu_type} at place {describe_place(estimate.position)}{start}"
             else:
                 line = f"{job.state} on runner {job.runner} (attempt {job.attempts})"
             if line != said:

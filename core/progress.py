@@ -15,6 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from core.ratelimit import describe_wait
+from core.store.jobs import PLACE_CAP
 from runner.api import JobEvent
 
 log = logging.getLogger(__name__)
@@ -115,13 +116,20 @@ class ProgressHub:
             self._subscribers.pop(subscription.submission_id, None)
 
 
-def describe_start(start_in_s: float | None) -> str:
-    """' · starts in about 2 minutes', or nothing when there is no estimate."""
+def describe_place(position: int) -> str:
+    """'4', or '1,000+' for a place at the count's cap (core.store.jobs.PLACE_CAP: the place reads at most that
+    many waiting users)."""
+    return f"{position:,}+" if position >= PLACE_CAP else f"{position:,}"
+
+
+def describe_start(start_in_s: float | None, position: int = 0) -> str:
+    """' · starts in about 2 minutes', or nothing when there is no estimate; 'in over' for a place at the cap,
+    whose estimate is the least it can be."""
     if start_in_s is None:
         return ""
     if start_in_s < 10:
         return " · starts in a few seconds"
-    return f" · starts in about {describe_wait(start_in_s)}"
+    return f" · starts in {'over' if position >= PLACE_CAP else 'about'} {describe_wait(start_in_s)}"
 
 
 @dataclass
@@ -161,7 +169,8 @@ class ProgressState:
             return f"⏸️ Waiting for the {gpu}runner to come back{down}{retry}"
         if last is None:
             if self.queue_position:
-                return f"⏳ Queued: position {self.queue_position}{describe_start(self.start_in_s)}{retry}"
+                start = describe_start(self.start_in_s, self.queue_position)
+                return f"⏳ Queued: position {describe_place(self.queue_position)}{start}{retry}"
             return f"⏳ Waiting for a runner{retry}"
         where = f" on {self.device}" if self.device else ""
         if last.type == "accepted":

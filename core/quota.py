@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from core.progress import describe_place
 from core.ratelimit import describe_wait
 from core.settings import MODES, RateLimitSettings
 from core.store import contests, jobs, ratelimits, users
@@ -124,19 +125,22 @@ async def user_queue(pool: asyncpg.Pool, external_id: str, *, shown: int = QUEUE
     return UserQueue(total, sorted(runs, key=soonest))
 
 
-def describe_start_in(start_in_s: float | None) -> str:
-    """'starts in about 40 seconds', or 'no estimate yet' before any job of its GPU type finished."""
+def describe_start_in(start_in_s: float | None, position: int = 0) -> str:
+    """'starts in about 40 seconds', or 'no estimate yet' before any job of its GPU type finished; 'in over' for a
+    place at the count's cap (jobs.PLACE_CAP)."""
     if start_in_s is None:
         return "no estimate yet"
-    return "starts in a few seconds" if start_in_s < 10 else f"starts in about {describe_wait(start_in_s)}"
+    if start_in_s < 10:
+        return "starts in a few seconds"
+    return f"starts in {'over' if position >= jobs.PLACE_CAP else 'about'} {describe_wait(start_in_s)}"
 
 
 def describe_queued_run(run: QueuedRun) -> str:
     """'#12 vector_add · ranked on h100 · position 4 · starts in about 40 seconds': the same words everywhere."""
     job = run.job
     return (
-        f"#{job.submission_id} {job.slug} · {job.mode} on {job.gpu_type} · position {run.estimate.position} · "
-        f"{describe_start_in(run.estimate.start_in_s)}"
+        f"#{job.submission_id} {job.slug} · {job.mode} on {job.gpu_type} · position "
+        f"{describe_place(run.estimate.position)} · {describe_start_in(run.estimate.start_in_s, run.estimate.position)}"
     )
 
 

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import PurePath
 
 import asyncpg
@@ -178,10 +178,9 @@ class ArenaService:
         receipt = await submit(self.pool, request, self.settings.rate)
         before = await self._rank(request.problem_slug, gpu_type, dtype, user_external_id) if mode == "ranked" else None
         source = data.decode("utf-8")
-        estimate = await jobs.start_estimate(self.pool, receipt.job_id) if receipt.queue_position else None
-        if estimate is not None and estimate.position:
-            # The submit statement counted the older queued jobs; the receipt shows the place in the fair order.
-            receipt = replace(receipt, queue_position=estimate.position)
+        # The receipt's place is in the fair order already; only the pace of the GPU type is left to read.
+        place = receipt.queue_position
+        estimate = await jobs.estimate_at(self.pool, gpu_type, place) if place else None
         return SubmitTicket(
             receipt,
             user_external_id,

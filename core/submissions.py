@@ -147,12 +147,14 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
     created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour, bucket)
     if not created.allowed:
         raise await refusal(conn, user_id, request.mode, limits, bucket=bucket, limit=limit)
-    if created.submission_id is None or created.job_id is None or created.queue_position is None:
+    if created.submission_id is None or created.job_id is None:
         # A retry with the same token committed between our intake and our insert: hand back its submission,
         # and return the rate-limit token this attempt took.
         await ratelimits.refund(conn, user_id, bucket, limit.burst)
         return await _read_duplicate(conn, user_id, request, data_type)
-    return SubmitReceipt(created.submission_id, created.job_id, user_id, created.queue_position, False, data_type)
+    place = await jobs.place_and_wake(conn, created.job_id, request.gpu_type)
+    # Place 0: a dispatcher took the job between the two statements; it is the next to run, not a repeat (0).
+    return SubmitReceipt(created.submission_id, created.job_id, user_id, max(place, 1), False, data_type)
 
 
 async def _duplicate(conn: Conn, user_id: int, submission_id: int, data_type: str) -> SubmitReceipt:
@@ -165,11 +167,13 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
 
     The checks (problem open, dtype, ban, an earlier submission with this token) read the store first; then
     one statement, and so one transaction, takes a rate-limit token and writes the source, the submission and
-    its queued job: all of them or none. Two round trips on the common path, which is what lets a small
-    server take hundreds of submissions a second.
+    its queued job: all of them or none; a third reads the job's place and wakes the dispatchers. Three round
+    trips, each of bounded cost however long the queue, which is what lets a small server take a thousand
+    submissions a second.
 
     Raises a UserFacingError (bad file, unknown or disabled problem, dtype, ban, rate limit) and stores nothing.
-    The receipt's queue position counts the jobs ahead on the same GPU type, this one included (0 for a repeat).
+    The receipt's queue position is the job's place in the fair order on its GPU type, 1 for the next to run,
+    at most jobs.PLACE_CAP (0 for a repeat).
     """
     upload = validate_options(request)
     async with pool.acquire() as conn:

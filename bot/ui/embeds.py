@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import discord
 
-from core.progress import ProgressState, describe_start
+from core.progress import ProgressState, describe_place, describe_start
 from core.result_view import CASE_HEADERS, case_rate, case_rows, format_duration_us, method_label, summary
 from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
 from core.service import SubmitTicket
@@ -177,7 +177,7 @@ def render_receipt(
 ) -> discord.Embed:
     """The private answer to /submit: the file arrived and is queued, and when it should start."""
     place = (
-        f"queue position {queue_position}{describe_start(start_in_s)}"
+        f"queue position {describe_place(queue_position)}{describe_start(start_in_s, queue_position)}"
         if queue_position
         else "already known (same request)"
     )

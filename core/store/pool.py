@@ -50,6 +50,31 @@ async def init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog", format="text")
 
 
+class PooledConnection(asyncpg.Connection):
+    """A pooled connection that remembers whether a borrower changed its session (LISTEN), so that giving it back
+    costs a round trip to the server only then.
+
+    asyncpg resets every connection it takes back (`UNLISTEN *`, `RESET ALL`, `CLOSE ALL`, advisory locks): a
+    statement of its own, one round trip in four of a submission (bench/results/store_10m.md). The store's code
+    changes no session state but the dispatcher's LISTEN: its settings are `SET LOCAL`, its advisory locks end with
+    their transaction, its cursors live in one. asyncpg still rolls back an open transaction and drops the
+    listener callbacks on every return (`Connection._reset`)."""
+
+    _session_changed = False
+
+    async def add_listener(self, channel: str, callback: Any) -> None:
+        self._session_changed = True
+        await super().add_listener(channel, callback)
+
+
+async def reset_session(conn: asyncpg.Connection) -> None:
+    """The pool's reset: asyncpg's full reset query for a connection whose session changed, nothing otherwise."""
+    if getattr(conn, "_session_changed", True):
+        await conn.execute(conn.get_reset_query())
+        if isinstance(conn, PooledConnection):
+            conn._session_changed = False
+
+
 def create_pool(
     dsn: str, *, min_size: int = 2, max_size: int = 10, command_timeout: float = 60.0, role: str | None = None
 ) -> asyncpg.pool.Pool:
@@ -57,7 +82,7 @@ def create_pool(
 
     With `role`, every connection acts as that role from its start: the role is a startup setting, so it is the
     session's default, and neither the pool's reset between borrowers nor a `RESET ROLE` gives the login's rights
-    back."""
+    back. A connection goes back to the pool with a full reset only when its session changed (`PooledConnection`)."""
     server_settings = {"application_name": "kernel-arena"}
     if role is not None:
         server_settings["role"] = role
@@ -67,6 +92,8 @@ def create_pool(
         max_size=max_size,
         command_timeout=command_timeout,
         init=init_connection,
+        reset=reset_session,
+        connection_class=PooledConnection,
         server_settings=server_settings,
     )
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.store.jobs import QUEUE_CHANNEL
 from core.store.pool import Conn
 from core.store.problems import PROBLEM_COLUMNS, ProblemVersion, problem_version
 from core.store.ratelimits import take_cte
@@ -50,7 +49,6 @@ class Created:
     allowed: bool
     submission_id: int | None
     job_id: int | None
-    queue_position: int | None
 
 
 @dataclass(frozen=True)
@@ -219,19 +217,9 @@ WITH bucket AS ({take_cte(user="$1", mode="$16", burst="$13", per_hour="$14")}
 ), job AS (
     INSERT INTO jobs (submission_id, gpu_type) SELECT id, $9 FROM submission RETURNING id, submission_id
 )
-SELECT EXISTS (SELECT 1 FROM bucket) AS allowed, job.submission_id, job.id AS job_id,
-       1 + (SELECT count(*) FROM jobs q WHERE q.state = 'queued' AND q.gpu_type = $9 AND q.id < job.id)
-           AS queue_position
+SELECT EXISTS (SELECT 1 FROM bucket) AS allowed, job.submission_id, job.id AS job_id
 FROM (SELECT 1) AS one LEFT JOIN job ON true
 """
-
-# The dispatchers' wake-up, sent once the submission is committed, in a transaction of its own. Sent from the submit
-# statement, it made PostgreSQL hold its database-wide notification lock while that transaction's commit was flushed
-# to disk, so that every submit waited for the one before it to reach the disk: at 10 million submissions on 2 cores
-# the submit path gave 300-400 submissions a second with it and 570-600 without it (bench/results/store_10m.md).
-# Alone, the notification writes nothing that must reach the disk first. A process that dies between the two
-# statements loses only the wake-up: dispatchers look for queued jobs every few seconds anyway.
-_NOTIFY = f"SELECT pg_notify('{QUEUE_CHANNEL}', $1)"
 
 
 async def create(
@@ -244,8 +232,7 @@ async def create(
 
     `Created.allowed` is False when the bucket was empty (nothing stored); `submission_id` is None when this
     user already sent `new.client_token` (a concurrent retry committed first): roll back, the token was taken.
-    A stored job then wakes the dispatchers by a notification of its own (inside the caller's transaction, if any,
-    it is delivered when that commits).
+    The caller then tells the dispatchers (`jobs.place_and_wake`).
     """
     row = await conn.fetchrow(
         _CREATE,
@@ -266,9 +253,7 @@ async def create(
         new.profile_case,
         bucket or new.mode,
     )
-    if row["job_id"] is not None:
-        await conn.execute(_NOTIFY, new.gpu_type)
-    return Created(row["allowed"], row["submission_id"], row["job_id"], row["queue_position"])
+    return Created(row["allowed"], row["submission_id"], row["job_id"])
 
 
 async def get_submission(conn: Conn, submission_id: int, *, lock: bool = False) -> Submission | None:

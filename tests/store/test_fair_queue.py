@@ -5,6 +5,7 @@ the queue position agrees with that order."""
 from __future__ import annotations
 
 import asyncio
+import random
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -13,6 +14,7 @@ from store_helpers import GPUS, MOD, ROOMY, add_problems, request
 
 from core.contests import ContestDraft, create_contest, edit_contest
 from core.errors import InvalidOptionError
+from core.progress import describe_place, describe_start
 from core.store import jobs
 from core.submissions import submit
 
@@ -233,3 +235,54 @@ async def test_moderators_set_and_clear_the_reserved_share_while_the_contest_run
     assert cleared.contest.reserve_share is None
     with pytest.raises(InvalidOptionError, match="more than 0 and at most 1"):
         await edit_contest(pool, MOD, "sprint", now=now, gpus=GPUS, reserve_share=1.5)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_the_position_is_the_claim_order_for_users_with_several_jobs_each(pool: asyncpg.Pool, seed: int) -> None:
+    rng = random.Random(seed)
+    await add_problems(pool)
+    # One mode per user, as above, so that a claim in one mode does not move a user's turn in another.
+    mode_of = {f"u{i}": rng.choice(["benchmark", "ranked"]) for i in range(6)}
+    # Some users are served before the rest queue (their turns move), then everyone queues a few jobs, interleaved.
+    for user in rng.sample(sorted(mode_of), 2):
+        await _queue(pool, user, 1, mode=mode_of[user])
+        await _claim(pool)
+    queued: list[int] = []
+    for _ in range(16):
+        user = rng.choice(sorted(mode_of))
+        queued += await _queue(pool, user, 1, mode=mode_of[user])
+    positions = {job_id: await jobs.queue_position(pool, job_id) for job_id in queued}
+    claimed = [(await _claim(pool)).job_id for _ in positions]
+    assert sorted(positions, key=positions.__getitem__) == claimed
+    assert sorted(positions.values()) == list(range(1, len(positions) + 1))
+
+
+async def test_a_place_past_the_cap_is_given_as_the_cap_and_shown_with_a_plus(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    (first,) = await _queue(pool, "first")
+    # PLACE_CAP + 5 users with a queued job each, made in one statement (the triggers keep queue_waiters).
+    await pool.execute(
+        """
+        WITH u AS (
+            INSERT INTO users (external_id, display_name)
+            SELECT 'discord:crowd' || i, 'crowd' || i FROM generate_series(1, $1) AS i RETURNING id
+        ), s AS (
+            INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
+                                     mode, gpu_type)
+            SELECT u.id, f.problem_id, f.problem_version, f.source_sha256, f.file_name, f.language, f.dtype, f.mode,
+                   f.gpu_type
+            FROM u, (SELECT * FROM submissions WHERE id = (SELECT submission_id FROM jobs WHERE id = $2)) AS f
+            RETURNING id, gpu_type
+        )
+        INSERT INTO jobs (submission_id, gpu_type) SELECT id, gpu_type FROM s
+        """,
+        jobs.PLACE_CAP + 5,
+        first,
+    )
+    (last,) = await _queue(pool, "last")
+    assert await jobs.queue_position(pool, first) == 1
+    assert await jobs.queue_position(pool, last) == jobs.PLACE_CAP
+    assert describe_place(await jobs.queue_position(pool, last)) == f"{jobs.PLACE_CAP:,}+"
+    assert describe_place(7) == "7"
+    estimate = jobs.QueueEstimate(jobs.PLACE_CAP, 2, 60.0)
+    assert "over" in describe_start(estimate.start_in_s, estimate.position)

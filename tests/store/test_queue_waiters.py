@@ -13,22 +13,23 @@ from core.submissions import submit
 LEASE_S = 60.0
 
 
-async def _waiting(pool: asyncpg.Pool) -> dict[tuple[str, str], int]:
-    """{(user, mode): queued count} of the rows on h100 whose count is above 0."""
+async def _waiting(pool: asyncpg.Pool) -> dict[tuple[str, str], tuple[int, int]]:
+    """{(user, mode): (queued, of them re-runs)} of the rows on h100 whose count is above 0."""
     rows = await pool.fetch(
-        """SELECT u.external_id, w.mode, w.queued FROM queue_waiters w JOIN users u ON u.id = w.user_id
+        """SELECT u.external_id, w.mode, w.queued, w.reruns FROM queue_waiters w JOIN users u ON u.id = w.user_id
         WHERE w.gpu_type = 'h100' AND w.queued > 0"""
     )
-    return {(r["external_id"].removeprefix("discord:"), r["mode"]): r["queued"] for r in rows}
+    return {(r["external_id"].removeprefix("discord:"), r["mode"]): (r["queued"], r["reruns"]) for r in rows}
 
 
-async def _counted(pool: asyncpg.Pool) -> dict[tuple[str, str], int]:
+async def _counted(pool: asyncpg.Pool) -> dict[tuple[str, str], tuple[int, int]]:
     """The same, counted from the queued jobs themselves."""
     rows = await pool.fetch(
-        """SELECT u.external_id, j.mode, count(*) AS n FROM jobs j JOIN users u ON u.id = j.user_id
+        """SELECT u.external_id, j.mode, count(*) AS n, count(*) FILTER (WHERE j.requeued) AS reruns
+        FROM jobs j JOIN users u ON u.id = j.user_id
         WHERE j.gpu_type = 'h100' AND j.state = 'queued' GROUP BY u.external_id, j.mode"""
     )
-    return {(r["external_id"].removeprefix("discord:"), r["mode"]): r["n"] for r in rows}
+    return {(r["external_id"].removeprefix("discord:"), r["mode"]): (r["n"], r["reruns"]) for r in rows}
 
 
 async def _queue(pool: asyncpg.Pool, user: str, count: int, mode: str = "ranked") -> list[int]:
@@ -40,7 +41,7 @@ async def test_the_counts_follow_every_way_in_and_out_of_the_queue(pool: asyncpg
     await _queue(pool, "ann", 3)
     (bob_test,) = await _queue(pool, "bob", 1, mode="test")
     await _queue(pool, "bob", 2)
-    assert await _waiting(pool) == {("ann", "ranked"): 3, ("bob", "test"): 1, ("bob", "ranked"): 2}
+    assert await _waiting(pool) == {("ann", "ranked"): (3, 0), ("bob", "test"): (1, 0), ("bob", "ranked"): (2, 0)}
 
     first = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")  # bob's test run: the mode goes first
     assert first is not None and first.job_id == bob_test
@@ -50,7 +51,17 @@ async def test_the_counts_follow_every_way_in_and_out_of_the_queue(pool: asyncpg
     withdrawn, deleted = await _queue(pool, "cid", 2)
     assert await jobs.withdraw(pool, withdrawn, "cancelled by the user")
     assert await pool.execute("DELETE FROM jobs WHERE id = $1 AND state = 'queued'", deleted) == "DELETE 1"
-    assert await _waiting(pool) == await _counted(pool) == {("ann", "ranked"): 3, ("bob", "ranked"): 2}
+    # The requeued job is one of bob's or ann's ranked runs, counted as a re-run of its user's.
+    waiting = await _waiting(pool)
+    assert waiting == await _counted(pool)
+    assert {key: queued for key, (queued, _) in waiting.items()} == {("ann", "ranked"): 3, ("bob", "ranked"): 2}
+    assert sum(reruns for _, reruns in waiting.values()) == 1
+    # Claimed again, the re-run no longer counts; requeued once more, it counts again.
+    rerun = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")
+    assert rerun is not None and rerun.job_id == second.job_id
+    assert sum(reruns for _, reruns in (await _waiting(pool)).values()) == 0
+    assert await jobs.requeue(pool, rerun, "runner lost", 0.0)
+    assert await _waiting(pool) == await _counted(pool)
 
     while (lease := await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")) is not None:
         await jobs.finish(pool, lease, "done")

@@ -1,0 +1,77 @@
+"""A runner's slots are counted in the store (V016 `runner_has_room`), so that dispatchers of several API replicas,
+each with its own view of the fleet, never send a runner more jobs at once than it has slots."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import asyncpg
+from store_helpers import ROOMY, add_problems, request
+
+from core import fleet
+from core.fleet import FleetSettings
+from core.store import fleet as fleet_store
+from core.store import jobs
+from core.submissions import submit
+from runner.api import RunnerJoinRequest
+
+LEASE_S = 60.0
+
+
+async def _runner(pool: asyncpg.Pool, name: str, slots: int) -> None:
+    made = await fleet.create_join_token(pool, "h100", lifetime=timedelta(hours=1))
+    answer = await fleet.join(pool, RunnerJoinRequest(token=made.token, name=name), FleetSettings())
+    await fleet_store.register(pool, answer.runner_id, f"http://127.0.0.1:1/{name}", slots, {})
+
+
+async def _queue(pool: asyncpg.Pool, count: int) -> list[int]:
+    return [(await submit(pool, request(f"user{i}"), ROOMY)).job_id for i in range(count)]
+
+
+async def test_a_runner_full_by_another_dispatchers_jobs_gets_no_claim(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await _runner(pool, "box-1", slots=2)
+    await _queue(pool, 3)
+    first = await jobs.claim_next(pool, "h100", "api-a", LEASE_S, "box-1")
+    second = await jobs.claim_next(pool, "h100", "api-b", LEASE_S, "box-1")
+    assert first is not None and second is not None
+    assert await jobs.runner_has_room(pool, "box-1") is False
+    # A third dispatcher, whose own count says box-1 is free, finds it full: the third job stays queued.
+    assert await jobs.claim_next(pool, "h100", "api-c", LEASE_S, "box-1") is None
+    assert await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'queued'") == 1
+    # A job that ends frees its slot for whichever dispatcher claims next.
+    assert await jobs.finish(pool, first, "done")
+    assert await jobs.runner_has_room(pool, "box-1") is True
+    assert await jobs.claim_next(pool, "h100", "api-c", LEASE_S, "box-1") is not None
+
+
+async def test_concurrent_claims_for_a_one_slot_runner_send_it_one_job(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await _runner(pool, "box-1", slots=1)
+    await _queue(pool, 6)
+    leases = await asyncio.gather(*(jobs.claim_next(pool, "h100", f"api-{i}", LEASE_S, "box-1") for i in range(6)))
+    assert sum(lease is not None for lease in leases) == 1
+    assert await fleet_store.in_flight_on(pool, "box-1") == 1
+
+
+async def test_a_runner_the_fleet_does_not_list_is_left_to_its_dispatcher(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await _queue(pool, 3)
+    # The local runner of a bot or the CLI: its one dispatcher counts its slots.
+    leases = [await jobs.claim_next(pool, "h100", "bot", LEASE_S, "local") for _ in range(3)]
+    assert all(lease is not None for lease in leases)
+    assert await jobs.runner_has_room(pool, "local") is True
+
+
+async def test_a_runner_that_left_has_no_room_counted_for_its_old_row(pool: asyncpg.Pool) -> None:
+    await add_problems(pool)
+    await _runner(pool, "box-1", slots=1)
+    await _queue(pool, 2)
+    assert await jobs.claim_next(pool, "h100", "api-a", LEASE_S, "box-1") is not None
+    row = await fleet_store.find_runner(pool, "box-1")
+    assert row is not None
+    await fleet_store.set_state(pool, row.id, "left")
+    # Joined again under the same name, with the first job still in flight on the machine: still full.
+    await _runner(pool, "box-1", slots=1)
+    assert await jobs.claim_next(pool, "h100", "api-b", LEASE_S, "box-1") is None
