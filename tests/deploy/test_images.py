@@ -207,6 +207,30 @@ def test_arena_submit_judges_the_examples_in_the_runner_image(runner: Container)
     assert json.loads(wrong.stdout)["status"] == "failed"
 
 
+# Inside the runner image: its entry point's daemon (under tini, as in a pod; `-s` since tini is not pid 1 here),
+# with the image's own settings, answers the machines' probes, and a SIGTERM to tini drains it to a clean exit.
+DAEMON_PROBE = """
+import os, signal, subprocess, sys, time, urllib.request
+env = {**os.environ, "RUNNER_SECRET": os.urandom(24).hex(), "RUNNER_DEVICE": "cpu"}
+daemon = subprocess.Popen(["tini", "-s", "--", "arena", "runner", "serve"], env=env)
+answers, deadline = None, time.monotonic() + 240
+while answers is None and time.monotonic() < deadline and daemon.poll() is None:
+    try:
+        answers = [urllib.request.urlopen(f"http://127.0.0.1:8700/{path}", timeout=5).read().decode()
+                   for path in ("healthz", "readyz")]
+    except OSError:
+        time.sleep(0.5)
+daemon.send_signal(signal.SIGTERM)
+print(answers, daemon.wait(timeout=120))
+"""
+
+
+def test_the_runner_images_daemon_answers_the_probes_and_drains_on_sigterm(runner: Container) -> None:
+    probe = runner.run(["python", "-c", DAEMON_PROBE], caps=["CAP_SYS_ADMIN"], timeout=420)
+    assert probe.returncode == 0, probe.stderr[-3000:]
+    assert probe.stdout.split("\n")[-2] == "['ok', 'ok'] 0", probe.stderr[-3000:]
+
+
 def test_the_runner_image_has_the_cpu_torch_the_job_uids_and_its_entry_point(runner: Container) -> None:
     probe = (
         "import torch, importlib.metadata as m; print(torch.version.cuda, sorted(d.name for d in m.distributions()))"
