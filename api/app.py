@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from api.pool_check import pool_mismatch
+from api.problems_json import problem_middleware
 from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
 from core import fleet
@@ -331,7 +332,7 @@ def openapi_document() -> dict[str, Any]:
 
 
 def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
-    app = web.Application(middlewares=[error_middleware], client_max_size=MAX_BODY_BYTES)
+    app = web.Application(middlewares=[error_middleware, problem_middleware], client_max_size=MAX_BODY_BYTES)
     app[POOL] = pool
     app[SETTINGS] = settings
     app.add_routes(
