@@ -30,6 +30,7 @@ from api.pool_check import pool_mismatch
 from api.problems_json import problem_middleware
 from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
+from api.user_auth import install_user_auth
 from core import fleet
 from core.dispatch import STORE_OUTAGE_ERRORS
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
@@ -335,6 +336,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     app = web.Application(middlewares=[error_middleware, problem_middleware], client_max_size=MAX_BODY_BYTES)
     app[POOL] = pool
     app[SETTINGS] = settings
+    install_user_auth(app, pool, settings)
     app.add_routes(
         [
             web.get("/healthz", healthz),

@@ -18,5 +18,19 @@ class ApiSettings(BaseSettings):
     port: int = Field(8800, ge=0, le=65535)
     dispatch: bool = Field(True, description="also run a dispatcher that sends queued jobs to the fleet's runners")
     clock_skew_s: float = Field(60.0, gt=0, description="largest accepted age of a runner's signed request")
+    public_allow_plain_http: bool = Field(
+        False,
+        description="accept personal tokens over plain http:// from other machines (only behind a TLS proxy that is "
+        "not listed in trusted_proxies); loopback clients may always use http://",
+    )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses of the TLS proxies in front of the API, whose X-Forwarded-For and X-Forwarded-Proto "
+        "are believed (the client's address for limits, and whether it used https)",
+    )
+    auth_failures_burst: int = Field(20, ge=1, description="failed authentications one client address may make at once")
+    auth_failures_per_minute: float = Field(
+        10.0, gt=0, description="after the burst, failed authentications allowed per minute to one client address"
+    )
     fleet: FleetSettings = Field(default_factory=FleetSettings)
     arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")

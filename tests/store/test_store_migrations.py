@@ -45,6 +45,7 @@ TABLES = {
     "runners",
     "runner_secrets",
     "runner_canaries",
+    "personal_tokens",
     "schema_migrations",
 }
 
