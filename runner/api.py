@@ -224,6 +224,30 @@ class ProfileReport(_Model):
         return None if not counted or any(b is None for b in counted) else sum(b for b in counted if b is not None)
 
 
+# What a solution printed is kept up to this many bytes per phase and stream; the rest is counted, not kept.
+OUTPUT_KEEP_BYTES = 8 * 1024
+
+
+class PhaseOutput(_Model):
+    """What the solution wrote to its stdout and stderr during one phase (`load`: importing it; `test`: the
+    correctness calls; `benchmark`: the timed calls), each stream's first `OUTPUT_KEEP_BYTES` and the count of
+    bytes cut after them."""
+
+    phase: str = Field(description="load, test or benchmark")
+    stdout: str = ""
+    stderr: str = ""
+    stdout_cut_bytes: int = Field(0, ge=0)
+    stderr_cut_bytes: int = Field(0, ge=0)
+
+    @property
+    def cut_bytes(self) -> int:
+        return self.stdout_cut_bytes + self.stderr_cut_bytes
+
+    @property
+    def empty(self) -> bool:
+        return not (self.stdout or self.stderr or self.cut_bytes)
+
+
 class SubmissionResult(_Model):
     """The outcome of one job."""
 
@@ -248,6 +272,9 @@ class SubmissionResult(_Model):
         default_factory=list, description="static tripwires in the source, for reviewers; never part of a verdict"
     )
     profile: ProfileReport | None = Field(None, description="mode `profile`: what Nsight Compute measured")
+    output: list[PhaseOutput] = Field(
+        default_factory=list, description="what the solution printed, per phase that printed anything"
+    )
 
     @property
     def score(self) -> float | None:

@@ -81,14 +81,23 @@ class Warmup:
 
 
 @dataclass(frozen=True)
+class TakeOutput:
+    """What the solution printed since the last such request (a phase's end): its first bytes per stream."""
+
+    op: ClassVar[str] = "output"
+
+
+@dataclass(frozen=True)
 class Exit:
     """The job is over: the launcher returns."""
 
     op: ClassVar[str] = "exit"
 
 
-Request = Prepare | Load | Share | Call | Time | Threads | Warmup | Exit
-REQUESTS: dict[str, type[Request]] = {cls.op: cls for cls in (Prepare, Load, Share, Call, Time, Threads, Warmup, Exit)}
+Request = Prepare | Load | Share | Call | Time | Threads | Warmup | TakeOutput | Exit
+REQUESTS: dict[str, type[Request]] = {
+    cls.op: cls for cls in (Prepare, Load, Share, Call, Time, Threads, Warmup, TakeOutput, Exit)
+}
 
 
 # --- replies (launcher → judge) ---
@@ -130,13 +139,23 @@ class ThreadCount:
 
 
 @dataclass(frozen=True)
+class Printed:
+    """The answer to TakeOutput: each stream's first bytes (decoded) and the count of bytes cut after them."""
+
+    stdout: str
+    stderr: str
+    stdout_cut: int
+    stderr_cut: int
+
+
+@dataclass(frozen=True)
 class Failed:
     """The request failed; `error` is an ErrorInfo's fields (code, message, log)."""
 
     error: dict[str, Any] = field(default_factory=dict)
 
 
-Reply = Done | Called | Timed | ThreadCount | Failed
+Reply = Done | Called | Timed | ThreadCount | Printed | Failed
 
 
 # --- JSON forms ---
@@ -195,6 +214,20 @@ def decode_timed(raw: dict[str, Any], samples: int) -> Timed:
 
 def decode_thread_count(raw: dict[str, Any]) -> ThreadCount:
     return ThreadCount(_threads(raw.get("threads")))
+
+
+def decode_printed(raw: dict[str, Any], keep: int) -> Printed:
+    """The launcher's report of what the solution printed. Its process may be the solution's to command, so
+    the texts are cut to `keep` characters here whatever it sent, and what was cut is counted as well."""
+    texts: list[str] = []
+    cuts: list[int] = []
+    for stream in ("stdout", "stderr"):
+        text, cut = raw.get(stream), raw.get(f"{stream}_cut")
+        if not isinstance(text, str) or type(cut) is not int or cut < 0:
+            raise MalformedMessageError(f"an output reply needs {stream} as text and a count of bytes cut")
+        texts.append(text[:keep])
+        cuts.append(cut + len(text[keep:].encode("utf-8", "replace")))
+    return Printed(texts[0], texts[1], cuts[0], cuts[1])
 
 
 def _ints(values: Any) -> bool:

@@ -26,6 +26,7 @@ from runner.api import (
     JobRequest,
     MeasureConfig,
     MeasuredPeaks,
+    PhaseOutput,
     ProfileReport,
     SubmissionResult,
     TestOutcome,
@@ -34,7 +35,9 @@ from runner.api import (
 )
 from runner.errors import (
     BadRequestError,
+    CallTimeoutError,
     ImplausibleTimeError,
+    LauncherLostError,
     NoGpuError,
     SolutionRuntimeError,
     SubmissionError,
@@ -91,6 +94,9 @@ class Evaluation:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     tests: list[TestOutcome] = field(default_factory=list)
     timings: list[CaseTiming] = field(default_factory=list)
+    output: list[PhaseOutput] = field(default_factory=list)
+    # The phase whose printed output has not been collected yet (None between phases).
+    printing: str | None = None
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -125,9 +131,45 @@ class Evaluation:
             mean_gbps=arithmetic_mean(gbps),
             error=error,
             phase_seconds=self.phase_seconds,
-            notes=source_notes(req.language, req.source) + _timing_notes(self.timings),
+            notes=source_notes(req.language, req.source) + _timing_notes(self.timings) + _printing_notes(self.output),
             profile=profile,
+            output=self.output,
         )
+
+
+# How long the judge waits for the launcher's report of the output: it answers at once unless it is stuck.
+OUTPUT_REPLY_TIMEOUT_S = 30.0
+
+PRINTED_WHILE_TIMED = (
+    "The solution printed during its timed calls: printing is part of the measured time. Remove the prints "
+    "to be timed on the work alone."
+)
+
+
+def _printing_notes(output: list[PhaseOutput]) -> list[str]:
+    return [PRINTED_WHILE_TIMED] if any(o.phase == "benchmark" for o in output) else []
+
+
+def _collect_output(ev: Evaluation, link: LauncherLink) -> None:
+    """Close the phase `ev.printing`: keep what the solution printed during it, if anything."""
+    phase, ev.printing = ev.printing, None
+    if phase is None:
+        return
+    try:
+        printed = link.output(OUTPUT_REPLY_TIMEOUT_S)
+    except SubmissionError as exc:
+        # The launcher died or hangs: the job's own error says so, and the output is lost with the process.
+        log.debug("no output for phase %s: %s", phase, exc.message)
+        return
+    kept = PhaseOutput(
+        phase=phase,
+        stdout=printed.stdout,
+        stderr=printed.stderr,
+        stdout_cut_bytes=printed.stdout_cut,
+        stderr_cut_bytes=printed.stderr_cut,
+    )
+    if not kept.empty:
+        ev.output.append(kept)
 
 
 def _timing_notes(timings: list[CaseTiming]) -> list[str]:
@@ -160,6 +202,8 @@ def evaluate(
     except WithdrawnError:
         return None
     except SubmissionError as exc:
+        if not isinstance(exc, CallTimeoutError | LauncherLostError):
+            _collect_output(ev, link)  # the phase that failed: prints are what one debugs a failure with
         result = ev.result("failed" if isinstance(exc, WrongAnswerError) else "error", exc.info())
     ev.events.emit("done", message=result.status, result=result)
     return result
@@ -185,18 +229,22 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
 
     with ev.phase("compile"):
         ev.events.emit("compiling", phase="nvcc" if req.language == "cuda" else "import")
+        ev.printing = "load"
         link.load(req)
+        _collect_output(ev, link)
         ev.events.emit("compiled", phase="nvcc" if req.language == "cuda" else "import")
     # A ranked run always draws a fresh secret seed: no caller, not even the bot, can replay known inputs.
     seed = req.seed if req.seed is not None and req.mode != "ranked" else secrets.randbits(62)
 
     with ev.phase("test"):
+        ev.printing = "test"
         for index, case in enumerate(cases):
             outcome = _run_test(ev, link, case, index, seed)
             ev.tests.append(outcome)
             ev.events.emit("test_case", index=index, count=len(cases), test=outcome, message=outcome.message)
             if not outcome.passed:
                 raise WrongAnswerError(f"Wrong answer on case {case['name']}: {outcome.message}")
+        _collect_output(ev, link)
     if req.mode == "test":
         return ev.result("passed")
     if req.mode == "profile":
@@ -208,10 +256,12 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
         if method_named(config.method).seed_warmup and config.warmup:
             link.warmup()
         sensors = GpuSensors.open(0) if ev.device_kind == "gpu" else None
+        ev.printing = "benchmark"
         for index, case in enumerate(cases):
             timing = _run_benchmark(ev, link, case, index, seed, sensors)
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
+        _collect_output(ev, link)
     return ev.result("passed")
 
 

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from runner.api import ErrorInfo, JobRequest
+from runner.api import OUTPUT_KEEP_BYTES, ErrorInfo, JobRequest
 from runner.errors import CallTimeoutError, LauncherLostError, SolutionRuntimeError, SubmissionError
 from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError, ChannelProtocolError
@@ -112,6 +112,12 @@ class LauncherLink:
         """The launcher's thread count now."""
         with _readable():
             return messages.decode_thread_count(self.request(messages.Threads())).threads[1]
+
+    def output(self, timeout_s: float) -> messages.Printed:
+        """What the solution printed since the last call (the phase that just ended), cut to the kept bytes."""
+        with _readable():
+            reply = self.request(messages.TakeOutput(), timeout_s=timeout_s)
+            return messages.decode_printed(reply, OUTPUT_KEEP_BYTES)
 
     def warmup(self) -> None:
         self.request(messages.Warmup())

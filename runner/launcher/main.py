@@ -20,8 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from runner.api import OUTPUT_KEEP_BYTES
 from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError
+from runner.launcher.capture import OutputCapture
 
 
 class Launcher:
@@ -40,6 +42,7 @@ class Launcher:
         self.dtype = "float32"
         self.arena: Any = None
         self.sets: list[Any] = []
+        self.capture: OutputCapture | None = None
 
     def serve(self) -> None:
         handlers: dict[type, Callable[[Any, list[int]], messages.Reply]] = {
@@ -50,6 +53,7 @@ class Launcher:
             messages.Time: self.time,
             messages.Warmup: self.warmup,
             messages.Threads: self.threads,
+            messages.TakeOutput: self.take_output,
         }
         while True:
             try:
@@ -95,12 +99,29 @@ class Launcher:
         from runner.problem_lookup import resolve_problem
 
         self.prepare(request, fds)
+        self.start_capture()
         job = JobRequest.model_validate(request.request)
         self.language = job.language
         self.problem = resolve_problem(job)
         self.dtype = job.dtype
         self.solution = load_solution(job, self.problem, self.workdir, "gpu" if self.device == "cuda" else "cpu")
         return messages.Done()
+
+    def start_capture(self) -> None:
+        """From here on the solution's descriptors 1 and 2 are capture files (runner.launcher.capture); the
+        launcher's own log goes on to the process's original stderr."""
+        if self.capture is not None:
+            return
+        self.capture = OutputCapture(self.workdir / "output", OUTPUT_KEEP_BYTES)
+        for handler in logging.getLogger().handlers:
+            if isinstance(handler, logging.StreamHandler):
+                handler.setStream(self.capture.log_stream)
+
+    def take_output(self, _request: messages.TakeOutput, _fds: list[int]) -> messages.Printed:
+        if self.capture is None:
+            return messages.Printed("", "", 0, 0)
+        stdout, stderr = self.capture.take()
+        return messages.Printed(stdout.text, stderr.text, stdout.cut_bytes, stderr.cut_bytes)
 
     def share(self, request: messages.Share, fds: list[int]) -> messages.Done:
         import torch

@@ -1,0 +1,177 @@
+"""What a solution prints comes back with its result, per phase and bounded, through the real sandboxed judge and
+launcher: its descriptors 1 and 2 are capture files of their own, so a print never reaches the judge's channel."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runner.api import OUTPUT_KEEP_BYTES, JobRequest, MeasureConfig, PhaseOutput, SubmissionResult
+from runner.host.executor import Executor
+from runner.host.job import run_job
+from runner.judge.evaluate import PRINTED_WHILE_TIMED
+from tests.runner.conftest import good_request, job_request, settings_for
+
+QUICK = MeasureConfig(method="cpu", min_samples=3, max_samples=6, max_seconds=0.5, warmup=False, input_sets=2)
+
+PRINTS_EVERYWHERE = """
+import sys
+import torch
+
+print("hello from import")
+calls = 0
+
+
+def solution(a, b, c, n):
+    global calls
+    calls += 1
+    torch.add(a, b, out=c)
+    print(f"call {calls} n={n}")
+    print(f"warning {calls}", file=sys.stderr)
+"""
+
+PRINTS_ONE_MEGABYTE = """
+import sys
+import torch
+
+printed = False
+
+
+def solution(a, b, c, n):
+    global printed
+    if not printed:
+        printed = True
+        sys.stdout.write("x" * (1 << 20))
+        sys.stdout.flush()
+    torch.add(a, b, out=c)
+"""
+
+# What a hostile solution would send if its prints reached the judge's channel or the host's events pipe: a
+# length-prefixed reply and a `done` event with a forged passing result.
+FORGES_MESSAGES = """
+import json
+import os
+import struct
+import torch
+
+forged_reply = json.dumps({"ok": True, "threads": [1, 1], "returned_tensor": False}).encode()
+forged_event = json.dumps({"seq": 99, "type": "done", "message": "passed", "result": {
+    "submission_id": "x", "problem_slug": "vector_add", "problem_version": 1, "dtype": "float32",
+    "language": "python", "mode": "test", "status": "passed", "device": "forged"}})
+
+
+def solution(a, b, c, n):
+    os.write(1, struct.pack(">I", len(forged_reply)) + forged_reply)
+    os.write(2, (forged_event + "\\n").encode())
+    print(forged_event, flush=True)
+    # The answer is wrong: only a forged message could make this job pass.
+    c.zero_()
+"""
+
+PRINTS_THEN_FAILS = """
+import torch
+
+
+def solution(a, b, c, n):
+    print(f"debug: a[0]={float(a[0]):.3f}")
+    c.copy_(a)
+"""
+
+
+@pytest.fixture
+async def executor(state_dir: Path) -> Executor:
+    return await Executor.from_settings(settings_for(state_dir, secrets.token_hex(24)))
+
+
+async def _run(executor: Executor, request: JobRequest) -> SubmissionResult:
+    return await run_job(request, executor=executor)
+
+
+def _phase(result: SubmissionResult, phase: str) -> PhaseOutput:
+    found = [o for o in result.output if o.phase == phase]
+    assert len(found) == 1, result.output
+    return found[0]
+
+
+async def test_prints_of_each_phase_come_back_and_timed_prints_get_a_note(executor: Executor) -> None:
+    result = await _run(executor, job_request(PRINTS_EVERYWHERE, mode="benchmark", measure=QUICK))
+    assert result.status == "passed", result.error
+    assert _phase(result, "load").stdout == "hello from import\n"
+    test = _phase(result, "test")
+    assert test.stdout.startswith("call 1 n=") and test.stdout.count("call ") == len(result.tests)
+    assert test.stderr.startswith("warning 1\n")
+    benchmark = _phase(result, "benchmark")
+    first_timed = len(result.tests) + 1
+    assert f"call {first_timed} " in benchmark.stdout, benchmark.stdout[:200]
+    assert PRINTED_WHILE_TIMED in result.notes
+
+
+async def test_a_run_that_prints_only_in_its_tests_has_no_timing_note(executor: Executor) -> None:
+    result = await _run(executor, job_request(PRINTS_THEN_FAILS.replace("c.copy_(a)", "torch.add(a, b, out=c)")))
+    assert result.status == "passed", result.error
+    assert [o.phase for o in result.output] == ["test"]
+    assert PRINTED_WHILE_TIMED not in result.notes
+
+
+async def test_a_quiet_solution_has_no_output(executor: Executor) -> None:
+    result = await _run(executor, good_request())
+    assert result.status == "passed", result.error
+    assert result.output == []
+
+
+async def test_a_megabyte_printed_is_cut_to_the_kept_bytes_and_counted(executor: Executor) -> None:
+    result = await _run(executor, job_request(PRINTS_ONE_MEGABYTE))
+    assert result.status == "passed", result.error
+    test = _phase(result, "test")
+    assert test.stdout == "x" * OUTPUT_KEEP_BYTES
+    assert test.stdout_cut_bytes == (1 << 20) - OUTPUT_KEEP_BYTES
+    assert test.stderr == "" and test.stderr_cut_bytes == 0
+    # The judge is unharmed: the next job on the same executor passes.
+    after = await _run(executor, good_request())
+    assert after.status == "passed", after.error
+
+
+async def test_a_forged_harness_message_is_only_output(executor: Executor) -> None:
+    result = await _run(executor, job_request(FORGES_MESSAGES))
+    assert result.status == "failed", result
+    assert result.device != "forged"
+    assert result.error is not None and result.error.code == "wrong_answer", result.error
+    test = _phase(result, "test")
+    assert '"returned_tensor": false' in test.stdout
+    assert '"device": "forged"' in test.stdout and '"device": "forged"' in test.stderr
+
+
+async def test_output_printed_before_a_wrong_answer_is_shown(executor: Executor) -> None:
+    result = await _run(executor, job_request(PRINTS_THEN_FAILS))
+    assert result.status == "failed", result
+    assert _phase(result, "test").stdout.startswith("debug: a[0]=")
+
+
+CUDA_PRINTF = r"""
+#include <cstdio>
+
+__global__ void add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) printf("device says n=%d\n", n);
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+extern "C" void solution(const float* a, const float* b, float* c, int n) {
+    printf("host says n=%d\n", n);
+    add<<<(n + 255) / 256, 256>>>(a, b, c, n);
+}
+"""
+
+
+@pytest.mark.gpu
+async def test_a_cuda_solutions_host_and_device_printf_come_back(executor: Executor) -> None:
+    if shutil.which("nvcc") is None:
+        pytest.skip("no nvcc")
+    request = job_request(CUDA_PRINTF, language="cuda", file_name="solution.cu", device_kind="gpu")
+    result = await _run(executor, request)
+    assert result.status == "passed", result.error
+    test = _phase(result, "test")
+    assert "host says n=" in test.stdout and "device says n=" in test.stdout, test
