@@ -22,6 +22,9 @@ The rules (docs/contests.md tells them at length):
   changes the standings, never the ratings already given.
 * **Hidden problems.** Before the start, a contest problem that was not public when it joined the contest (not
   built into the runners, and never submitted to) is left out of the problem list.
+* **What a run counts for.** A ranked run's result (and its receipt) says which contest on its problem counts
+  it, or why none does: made before the start, not invited, not a target, another version of the problem, made
+  after the end (the upsolve board takes it). The answer asks the boards' own SQL (`entry`).
 * **Code.** Others never read a contest run's code before its contest ends; after the end they may, unless its
   author opted out (`set_code_reveal`).
 
@@ -31,8 +34,9 @@ passed in, so that a scheduler, a command and a test all decide on the same cloc
 The package, one job a module: `drafts` (create, edit, cancel, invite, and their checks), `boards` (scoring and the
 boards), `freezing` (the freeze, its notices, amendments), `ratings` (applying a frozen contest to the ratings),
 `visibility` (hidden problems, code reveal), `targets` (known GPU types and dtypes, runners that serve them, the
-warning before the start), `lookup` and `clock` (finding a contest; UTC instants), and for the
-front ends `input` (what a moderator types) and `views` (what a page shows). Their SQL is in `core/store/contests.py`.
+warning before the start), `entry` (what a ranked run counts for), `lookup` and `clock` (finding a contest; UTC
+instants), and for the front ends `input` (what a moderator types) and `views` (what a page shows). Their SQL is in
+`core/store/contests.py`.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from core.contests.drafts import (
     edit_contest,
     invite,
 )
+from core.contests.entry import ContestEntries, ContestEntry, contest_entries, submission_entries
 from core.contests.freezing import (
     FREEZE_GRACE,
     Amendment,
@@ -82,6 +87,8 @@ __all__ = [
     "Column",
     "ContestBoard",
     "ContestDraft",
+    "ContestEntries",
+    "ContestEntry",
     "ContestView",
     "FreezeReport",
     "Frozen",
@@ -95,6 +102,7 @@ __all__ = [
     "claim_start_warnings",
     "code_revealed",
     "contest_board",
+    "contest_entries",
     "create_contest",
     "edit_contest",
     "freeze_if_due",
@@ -103,6 +111,7 @@ __all__ = [
     "rank_sum",
     "rate_frozen_contest",
     "set_code_reveal",
+    "submission_entries",
     "unserved_gpu_types",
     "unserved_warning",
     "user_rating",

@@ -329,6 +329,49 @@ async def pending_jobs(conn: Conn, contest_id: int, since: datetime, until: date
     return [r["id"] for r in rows]
 
 
+# -- what a run counts for --------------------------------------------------------------------------------------
+
+
+async def contests_on_problem(conn: Conn, problem_id: int) -> list[Contest]:
+    """The contests (not cancelled) that hold the problem, at any version, the earliest start first."""
+    rows = await conn.fetch(
+        f"""SELECT {_CONTEST_COLUMNS} FROM contests c
+        WHERE c.cancelled_at IS NULL
+          AND EXISTS (SELECT 1 FROM contest_problems cp WHERE cp.contest_id = c.id AND cp.problem_id = $1)
+        ORDER BY c.starts_at, c.id""",
+        problem_id,
+    )
+    return [Contest(**r) for r in rows]
+
+
+@dataclass(frozen=True)
+class EntryFacts:
+    """Whether the boards' own rule (`_ENTERED`) takes a submission on the board of [since, until), and the facts
+    about its author that explain a refusal."""
+
+    entered: bool
+    invited: bool
+    banned: bool
+
+
+async def entry_facts(
+    conn: Conn, contest_id: int, submission_id: int, since: datetime, until: datetime | None
+) -> EntryFacts:
+    row = await conn.fetchrow(
+        f"""SELECT
+            EXISTS (SELECT 1 {_ENTERED} AND s.id = $4) AS entered,
+            EXISTS (SELECT 1 FROM contest_invitations i JOIN submissions s ON s.user_id = i.user_id
+                    WHERE i.contest_id = $1 AND s.id = $4) AS invited,
+            EXISTS (SELECT 1 FROM bans b JOIN submissions s ON s.user_id = b.user_id
+                    WHERE s.id = $4 AND b.lifted_at IS NULL) AS banned""",
+        contest_id,
+        since,
+        until,
+        submission_id,
+    )
+    return EntryFacts(**row)
+
+
 # -- freezing ---------------------------------------------------------------------------------------------------
 
 
