@@ -26,10 +26,12 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
+from api import public_events, public_submit, public_subs
 from api.pool_check import pool_mismatch
-from api.problems_json import problem_middleware
+from api.problems_json import Problem, problem_middleware
 from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
+from api.submission_models import MODELS as SUBMISSION_MODELS
 from api.user_auth import install_user_auth
 from core import fleet
 from core.dispatch import STORE_OUTAGE_ERRORS
@@ -244,6 +246,8 @@ def openapi_document() -> dict[str, Any]:
         RunnerStanding,
         CanaryReport,
         ApiError,
+        Problem,
+        *SUBMISSION_MODELS,
     ]
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
     err = _answer(ApiError, "error")
@@ -317,6 +321,9 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
+    for module in (public_submit, public_subs, public_events):
+        for path, item in module.openapi_paths().items():
+            paths.setdefault(path, {}).update(item)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Kernel Arena API", "version": "1"},
@@ -327,6 +334,7 @@ def openapi_document() -> dict[str, Any]:
                 "runner": {"type": "apiKey", "in": "header", "name": RUNNER_HEADER},
                 "signature": {"type": "apiKey", "in": "header", "name": SIGNATURE_HEADER},
                 "timestamp": {"type": "apiKey", "in": "header", "name": TIMESTAMP_HEADER},
+                "bearer": {"type": "http", "scheme": "bearer", "description": "a personal token, arena_pat_..."},
             },
         },
     }
@@ -337,6 +345,9 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     app[POOL] = pool
     app[SETTINGS] = settings
     install_user_auth(app, pool, settings)
+    public_submit.register(app, pool, settings)
+    public_subs.register(app, pool)
+    public_events.register(app, pool)
     app.add_routes(
         [
             web.get("/healthz", healthz),

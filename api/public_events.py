@@ -1,0 +1,150 @@
+"""GET /v1/submissions/{id}/events: a submission's events as Server-Sent Events, for its author (scope read).
+
+Every event comes from the store (`core.submission_events`), so any replica of the API serves any submission, and
+a follower that lost its connection sends `Last-Event-ID` (or `?after=`, for clients that cannot set headers) and
+gets exactly the kept events after that one: none lost, none repeated. Each event is
+
+    id: 7281            (kept events only; a `queue` event, the place while waiting, has none)
+    event: running
+    data: {...}         (a SubmissionEventView)
+
+and the stream ends after the `result` event. A comment line every KEEPALIVE_S keeps proxies from closing a
+quiet stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+import asyncpg
+from aiohttp import web
+
+from api.problems_json import ProblemError, openapi_problem_responses
+from api.public_subs import SUBMISSION_ID, submission_id
+from api.submission_models import SubmissionEventView
+from api.user_auth import authenticate
+from core.submission_events import FollowPace, SubmissionEvent, follow
+from core.submissions import get_submission
+
+POOL = web.AppKey("events_pool", asyncpg.Pool)
+PACE = web.AppKey("events_pace", FollowPace)
+KEEPALIVE_S = 15.0
+# What a client waits before reconnecting after a dropped stream (the SSE `retry` field), in milliseconds.
+RETRY_MS = 2000
+_DONE = object()
+
+
+def resume_after(request: web.Request) -> int | None:
+    """The id of the last event the client has (`Last-Event-ID`, else `?after=`), or None for the whole stream."""
+    raw = request.headers.get("Last-Event-ID") or request.query.get("after")
+    if raw is None or raw.strip() == "":
+        return None
+    raw = raw.strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise ProblemError(
+            "invalid_option", f"Last-Event-ID is {raw[:40]!r}; send back the `id` of the last event you received."
+        )
+    return int(raw)
+
+
+def sse_frame(event: SubmissionEvent) -> bytes:
+    """One event in the text/event-stream format."""
+    view = SubmissionEventView.of(event)
+    lines = [] if event.id is None else [f"id: {event.id}"]
+    lines += [f"event: {event.type}", f"data: {view.model_dump_json()}"]
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+async def get_events(request: web.Request) -> web.StreamResponse:
+    user = await authenticate(request, "read")
+    pool = request.app[POOL]
+    sub_id = submission_id(request)
+    after = resume_after(request)
+    sub = await get_submission(pool, sub_id)
+    if sub.user_id != user.user_id:
+        # Another's submission reads as not found, as GET /v1/submissions/{id} answers it.
+        raise ProblemError(
+            "submission_not_found", f"You have no submission #{sub_id}; GET /v1/submissions lists yours."
+        )
+    response = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",  # nginx: pass each event on at once
+        }
+    )
+    await response.prepare(request)
+    await response.write(f"retry: {RETRY_MS}\n\n".encode())
+    events: asyncio.Queue[Any] = asyncio.Queue(maxsize=64)
+
+    async def read() -> None:
+        try:
+            async for event in follow(pool, sub_id, after, request.app[PACE]):
+                await events.put(event)
+        except Exception:
+            await events.put(_DONE)
+            raise
+        await events.put(_DONE)
+
+    reader = asyncio.create_task(read(), name=f"events-{sub_id}")
+    try:
+        while True:
+            try:
+                async with asyncio.timeout(KEEPALIVE_S):
+                    item = await events.get()
+            except TimeoutError:
+                await response.write(b": keep-alive\n\n")
+                continue
+            if item is _DONE:
+                break
+            await response.write(sse_frame(item))
+        reader.result()  # a store failure ends the stream; the client reconnects with Last-Event-ID
+    except (ConnectionResetError, asyncio.CancelledError):
+        reader.cancel()
+        raise
+    finally:
+        if not reader.done():
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+    with contextlib.suppress(ConnectionResetError):
+        await response.write_eof()
+    return response
+
+
+def register(app: web.Application, pool: asyncpg.Pool, pace: FollowPace | None = None) -> None:
+    app[POOL] = pool
+    app[PACE] = pace or FollowPace()
+    app.router.add_get("/v1/submissions/{submission_id}/events", get_events)
+
+
+def openapi_paths() -> dict[str, Any]:
+    return {
+        "/v1/submissions/{submission_id}/events": {
+            "parameters": [SUBMISSION_ID],
+            "get": {
+                "summary": "A submission's events as Server-Sent Events, resumable with Last-Event-ID (scope read)",
+                "description": "Each event's `data` is a SubmissionEventView; its SSE `id` (kept events only) is "
+                "the `id` to send back as Last-Event-ID. The stream ends after the `result` event.",
+                "security": [{"bearer": []}],
+                "parameters": [
+                    {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"}},
+                    {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0}},
+                ],
+                "responses": {
+                    "200": {
+                        "description": "the event stream",
+                        "content": {
+                            "text/event-stream": {
+                                "schema": {"type": "string"},
+                                "itemSchema": {"$ref": "#/components/schemas/SubmissionEventView"},
+                            }
+                        },
+                    },
+                    **openapi_problem_responses(401, 403, 404, 422, 429, 503),
+                },
+            },
+        }
+    }

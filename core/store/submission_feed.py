@@ -1,0 +1,56 @@
+"""What a submission's owner reads of it outside Discord: its jobs' moves in order (the events of the public API,
+served by any replica from the store) and the owner's submissions one page at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.store.pool import Conn
+from core.store.submissions import _SELECT as SUBMISSION_SELECT
+from core.store.submissions import Submission
+
+
+@dataclass(frozen=True)
+class JobMove:
+    """One logged move of one of the submission's jobs; `id` orders every move of the store."""
+
+    id: int
+    job_id: int
+    from_state: str
+    to_state: str
+    attempt: int
+    at: datetime
+
+
+async def moves_after(conn: Conn, submission_id: int, after_id: int, limit: int = 200) -> list[JobMove]:
+    """The moves of the submission's jobs logged after the move `after_id` (0: from the first), oldest first."""
+    rows = await conn.fetch(
+        """
+        SELECT t.id, t.job_id, t.from_state, t.to_state, t.attempt, t.at
+        FROM job_transitions t
+        WHERE t.job_id IN (SELECT id FROM jobs WHERE submission_id = $1) AND t.id > $2
+        ORDER BY t.id
+        LIMIT $3
+        """,
+        submission_id,
+        after_id,
+        limit,
+    )
+    return [JobMove(**r) for r in rows]
+
+
+async def page_of_user(
+    conn: Conn, user_id: int, *, before_id: int | None, problem_id: int | None, limit: int
+) -> list[Submission]:
+    """The user's submissions older than `before_id` (None: from the newest), newest first; the next page starts
+    before the last one's id, so pages never overlap or skip one while new ones arrive."""
+    rows = await conn.fetch(
+        SUBMISSION_SELECT + " WHERE s.user_id = $1 AND ($2::bigint IS NULL OR s.id < $2)"
+        " AND ($3::bigint IS NULL OR s.problem_id = $3) ORDER BY s.id DESC LIMIT $4",
+        user_id,
+        before_id,
+        problem_id,
+        limit,
+    )
+    return [Submission(**r) for r in rows]
