@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from core import profile_view
 from core.result_view import CASE_HEADERS, case_rate, case_rows, summary
 from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
 from core.result_view import format_rate as format_rate
 from runner.api import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
+
+if TYPE_CHECKING:
+    from core.contests.entry import ContestEntries
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str | None = None) -> str:
@@ -127,3 +131,18 @@ def render_result(result: SubmissionResult) -> str:
     if result.error is not None:
         lines += ["", render_error(result.error)]
     return "\n".join(lines)
+
+
+def render_contests(found: ContestEntries) -> str:
+    """The line under a ranked run's result: the contests it counts for, or why it counts for none."""
+    return found.line
+
+
+def result_json(result: SubmissionResult, contests: ContestEntries | None) -> str:
+    """`--json`'s document: the result as the runner's wire model writes it, with `contests` beside its fields
+    when there is something to say of them (a ranked run on a problem that a contest holds)."""
+    if contests is None:
+        return result.model_dump_json(indent=2)
+    document = result.model_dump(mode="json")
+    document["contests"] = contests.model_dump(mode="json")
+    return json.dumps(document, indent=2)

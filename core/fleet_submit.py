@@ -11,7 +11,7 @@ from collections.abc import Callable
 import asyncpg
 
 from core.errors import UserFacingError
-from core.local_submit import LocalRun, LocalSubmission
+from core.local_submit import LocalRun, LocalSubmission, contests_of, say_receipt
 from core.problems import sync_problem
 from core.progress import describe_place
 from core.results import load_result
@@ -49,6 +49,8 @@ async def submit_to_fleet(
     await sync_problem(pool, local.problem)
     receipt = await submit(pool, local.submit_request(gpu_type, settings.local_user), settings.rate)
     progress.submission_id = receipt.submission_id
+    if local.mode == "ranked":
+        await say_receipt(pool, receipt.submission_id, say)
     said = ""
     estimated_at = -ESTIMATE_EVERY_S
     loop = asyncio.get_running_loop()
@@ -78,4 +80,6 @@ async def submit_to_fleet(
         raise
     sub = await submissions.get_submission(pool, receipt.submission_id)
     assert sub is not None
+    if local.mode == "ranked":
+        progress.contests = await contests_of(pool, receipt.submission_id)
     return receipt.submission_id, await load_result(pool, sub)

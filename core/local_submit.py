@@ -8,11 +8,14 @@ import asyncio
 import logging
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Protocol
 
 import asyncpg
 
+from core.contests.entry import ContestEntries, contest_entries, receipt_line
 from core.dispatch import Dispatcher, RunnerPool
 from core.problems import ProblemSpec, sync_problem
 from core.results import load_result
@@ -80,6 +83,8 @@ class LocalRun:
     """True: cancelled before it finished, and it will never run; False: it had finished already; None: not
     withdrawn (not interrupted, or the store did not answer: then `withdraw_error` says why)."""
     withdraw_error: str | None = None
+    contests: ContestEntries | None = None
+    """A ranked run, once judged: what it counts for (None: not ranked, or no contest holds its problem)."""
 
     async def withdraw(self, pool: asyncpg.Pool, submission_id: int, job_id: int) -> None:
         """Withdraw the submission after an interruption; a store that does not answer is noted, not raised,
@@ -106,24 +111,38 @@ async def withdraw_submission(pool: asyncpg.Pool, submission_id: int, job_id: in
     return True
 
 
+async def contests_of(pool: asyncpg.Pool, submission_id: int) -> ContestEntries | None:
+    """What the submission counts for now, if it is a ranked run on a problem some contest holds."""
+    sub = await submissions.get_submission(pool, submission_id)
+    return None if sub is None else await contest_entries(pool, sub, datetime.now(UTC))
+
+
+async def say_receipt(pool: asyncpg.Pool, submission_id: int, say: Callable[[str], None] | None) -> None:
+    """Tell at once, as the receipt does, a ranked run that will count for no contest on its problem."""
+    if say is not None and (line := receipt_line(await contests_of(pool, submission_id))) is not None:
+        say(line)
+
+
 async def submit_and_wait(
     settings: Settings,
     local: LocalSubmission,
     runner: OwnedRunner,
     on_event: EventCallback | None = None,
     progress: LocalRun | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[int, SubmissionResult]:
     """Record a submission in the store (embedded by default), run its job on `runner` (for the runner's GPU
     type), record the result. The runner is closed when this returns.
 
     Jobs queued before it on the same GPU type (left by an `arena` command that was killed) run first: an
-    accepted submission is never dropped. Returns the submission id and the result.
+    accepted submission is never dropped. Returns the submission id and the result. A ranked run that will count
+    for no contest on its problem is told to `say` once stored; what it counts for once judged is in `progress`.
 
     Cancelling the caller (Ctrl-C) withdraws the submission: its workers are killed, and its job ends `failed`
     ("cancelled by the user") so that no later run picks it up. `progress` tells what became of it.
     """
     async with open_store(settings.store) as store:
-        return await run_local_submission(store.pool, settings, local, runner, on_event, progress)
+        return await run_local_submission(store.pool, settings, local, runner, on_event, progress, say)
 
 
 async def run_local_submission(
@@ -133,6 +152,7 @@ async def run_local_submission(
     runner: OwnedRunner,
     on_event: EventCallback | None = None,
     progress: LocalRun | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[int, SubmissionResult]:
     """`submit_and_wait` on an open pool."""
     progress = progress if progress is not None else LocalRun()
@@ -148,6 +168,8 @@ async def run_local_submission(
         await progress.withdraw(pool, receipt.submission_id, receipt.job_id)
         raise
     progress.submission_id = receipt.submission_id
+    if local.mode == "ranked":
+        await say_receipt(pool, receipt.submission_id, say)
     captured: dict[str, SubmissionResult] = {}
 
     async def hook(submission_id: int, event: JobEvent) -> None:
@@ -180,6 +202,8 @@ async def run_local_submission(
         raise
     finally:
         await runner.aclose()
+    if local.mode == "ranked":
+        progress.contests = await contests_of(pool, receipt.submission_id)
     if "result" in captured:
         return receipt.submission_id, captured["result"]
     # Another dispatcher ran it (a job left by an earlier command): the store has its whole result.

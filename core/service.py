@@ -12,10 +12,12 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import PurePath
 
 import asyncpg
 
+from core.contests.entry import ContestEntries, contest_entries
 from core.errors import BadUploadError, UnknownProblemError, UserFacingError
 from core.leaderboard import get_rank
 from core.results import load_result
@@ -62,6 +64,8 @@ class SubmitTicket:
     gpu_type: str
     rank_before: BoardRow | None
     start_in_s: float | None = None  # the queue's estimate when it was accepted; None without finished jobs to go by
+    # A ranked run: what it counts for as accepted (None: not ranked, or no contest holds its problem).
+    contests: ContestEntries | None = None
 
     @property
     def submission_id(self) -> int:
@@ -89,6 +93,8 @@ class Outcome:
     rank_before: BoardRow | None
     rank_after: BoardRow | None
     recorded: bool
+    # A ranked run: what it counts for once judged (None: not ranked, or no contest holds its problem).
+    contests: ContestEntries | None = None
 
     @property
     def holds_entry(self) -> bool:
@@ -193,7 +199,12 @@ class ArenaService:
             gpu_type,
             before,
             estimate.start_in_s if estimate is not None else None,
+            await self._contests(receipt.submission_id) if mode == "ranked" else None,
         )
+
+    async def _contests(self, submission_id: int) -> ContestEntries | None:
+        sub = await get_submission(self.pool, submission_id)
+        return await contest_entries(self.pool, sub, datetime.now(UTC))
 
     async def _rank(
         self, slug: str, gpu_type: str, dtype: str, external_id: str, method: str | None = None
@@ -236,4 +247,5 @@ class ArenaService:
             after = await self._rank(ticket.slug, ticket.gpu_type, ticket.dtype, ticket.user_external_id, sub.method)
         if not recorded:
             log.warning("submission %d: job %d not recorded in %.0f s", sub.id, ticket.receipt.job_id, timeout_s)
-        return Outcome(sub, result, ticket.rank_before, after, recorded)
+        entries = await contest_entries(self.pool, sub, datetime.now(UTC)) if ticket.mode == "ranked" else None
+        return Outcome(sub, result, ticket.rank_before, after, recorded, entries)

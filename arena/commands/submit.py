@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.commands.problems import check_dtype, find_problem
-from arena.render import ProgressPrinter, render_result
+from arena.render import ProgressPrinter, render_contests, render_result, result_json
 from core.errors import CancelledByUserError, UserFacingError
 from core.uploads import check_upload
 from problems.base import DTYPES, Problem
@@ -22,6 +22,7 @@ from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResul
 from runner.names import GPU_METHODS, MODES
 
 if TYPE_CHECKING:
+    from core.contests.entry import ContestEntries
     from core.local_submit import LocalRun
     from runner.clients.http import RunnerClient
 
@@ -148,10 +149,15 @@ def _interrupted(progress: LocalRun) -> str:
     )
 
 
+def _say(line: str) -> None:
+    print(f"  {line}", file=sys.stderr)
+
+
 def _run_recorded(
     args: argparse.Namespace, problem: Problem, path: Path, data: bytes, request: JobRequest
-) -> SubmissionResult:
-    """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner."""
+) -> tuple[SubmissionResult, ContestEntries | None]:
+    """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner;
+    the result, and for a ranked run what it counts for."""
     try:
         from core.errors import USER_FACING, KernelArenaError, MigrationError, RunnerClientError, StoreUnavailableError
         from core.local_submit import LocalRun, LocalSubmission, submit_and_wait
@@ -178,7 +184,9 @@ def _run_recorded(
         runner = LocalRunner(gpu_type=detect_gpu_type(args.device), measure=request.measure)
         progress = LocalRun()
         try:
-            submission_id, result = asyncio.run(submit_and_wait(settings, local, runner, ProgressPrinter(), progress))
+            submission_id, result = asyncio.run(
+                submit_and_wait(settings, local, runner, ProgressPrinter(), progress, _say)
+            )
         except KeyboardInterrupt:
             raise CancelledByUserError(_interrupted(progress)) from None
     except (*USER_FACING, CancelledByUserError):
@@ -188,10 +196,12 @@ def _run_recorded(
     except (KernelArenaError, RunnerClientError) as exc:  # the local runner cannot take the job
         raise UserFacingError(str(exc)) from exc
     print(f"  recorded as submission #{submission_id}", file=sys.stderr)
-    return result
+    return result, progress.contests
 
 
-def _run_on_fleet(args: argparse.Namespace, problem: Problem, path: Path, data: bytes) -> SubmissionResult:
+def _run_on_fleet(
+    args: argparse.Namespace, problem: Problem, path: Path, data: bytes
+) -> tuple[SubmissionResult, ContestEntries | None]:
     """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
     The service's measurement settings apply (the runner's), not the timing options of this command."""
     from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
@@ -215,9 +225,7 @@ def _run_on_fleet(args: argparse.Namespace, problem: Problem, path: Path, data: 
 
     async def queued() -> tuple[int, SubmissionResult]:
         async with open_store(settings.store) as store:
-            return await submit_to_fleet(
-                store.pool, settings, local, args.fleet, lambda line: print(f"  {line}", file=sys.stderr), progress
-            )
+            return await submit_to_fleet(store.pool, settings, local, args.fleet, _say, progress)
 
     try:
         submission_id, result = asyncio.run(queued())
@@ -228,7 +236,7 @@ def _run_on_fleet(args: argparse.Namespace, problem: Problem, path: Path, data: 
     except (StoreUnavailableError, MigrationError, KernelArenaError) as exc:
         raise UserFacingError(f"The store is unavailable: {exc}") from exc
     print(f"  recorded as submission #{submission_id}", file=sys.stderr)
-    return result
+    return result, progress.contests
 
 
 def measure_config(args: argparse.Namespace) -> MeasureConfig:
@@ -283,6 +291,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
     where = f"the runner at {args.runner}" if args.runner else "the local runner"
     if args.fleet is not None:
         where = f"the fleet's `{args.fleet}` pool"
+    contests: ContestEntries | None = None  # a ranked run recorded in the store: what it counts for
     print(
         f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{data_types(problem, args.dtype)}, "
         f"{args.mode}] on {where}",
@@ -295,7 +304,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         )
     elif args.fleet is not None:
-        result = _run_on_fleet(args, problem, path, data)
+        result, contests = _run_on_fleet(args, problem, path, data)
     elif args.no_store:
         try:
             result = asyncio.run(run_job(request, ProgressPrinter()))
@@ -303,13 +312,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
             # run_job kills the worker when its task is cancelled, and nothing was recorded.
             raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
-        result = _run_recorded(args, problem, path, data, request)
+        result, contests = _run_recorded(args, problem, path, data, request)
     if args.json:
         # The whole result, a profile's files included (base64): it is what the runner sent, so it is no larger
         # here, and it stays a `SubmissionResult` that a script can read back with the wire model.
-        print(result.model_dump_json(indent=2))
+        print(result_json(result, contests))
     else:
         print(render_result(result))
+        if contests is not None:
+            print(render_contests(contests))
     if args.profile_dir is not None and result.profile is not None:
         save_artifacts(result.profile, Path(args.profile_dir))
     return 0 if result.status == "passed" else 1
@@ -396,7 +407,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-samples", type=whole_number(1), default=1000)
     p.add_argument("--max-seconds", type=finite_number(0), default=10.0, help="timing budget per case (seconds)")
     p.add_argument(
-        "--json", action="store_true", help="print the result as JSON (a profile's files included, in base64)"
+        "--json",
+        action="store_true",
+        help="print the result as JSON (a profile's files included, in base64); a ranked run on a problem that a "
+        "contest holds also has `contests`: what it counts for, or why none",
     )
     p.add_argument(
         "--runner", metavar="URL", type=runner_url, help="use a remote runner daemon (e.g. http://gpu-host:8700)"

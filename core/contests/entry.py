@@ -221,3 +221,9 @@ async def submission_entries(conn: Conn, submission_id: int, now: datetime) -> C
     submission."""
     sub = await submissions.get_submission(conn, submission_id)
     return None if sub is None else await contest_entries(conn, sub, now)
+
+
+def receipt_line(found: ContestEntries | None) -> str | None:
+    """What a receipt says of the contests: only that the run will count for none, and why (a run that counts says
+    so with its result)."""
+    return found.line if found is not None and found.counts_for_none else None
