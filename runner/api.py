@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "syntax_error",
     "import_error",
     "missing_solution",
+    "signature_mismatch",
     "compile_error",
     "no_gpu",
     "runtime_error",

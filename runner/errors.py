@@ -47,6 +47,13 @@ class MissingSolutionError(SubmissionError):
     code = "missing_solution"
 
 
+class SignatureMismatchError(SubmissionError):
+    """A Python solution's parameters cannot take the problem's arguments in their order
+    (runner/launcher/signature.py)."""
+
+    code = "signature_mismatch"
+
+
 class WrongAnswerError(SubmissionError):
     """An output did not match the reference: the submission failed, rather than erred."""
 

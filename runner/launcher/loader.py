@@ -25,6 +25,7 @@ from runner.errors import (
     SubmissionImportError,
 )
 from runner.host.compile import compile_cuda, cuda_arch
+from runner.launcher.signature import check_signature
 
 if TYPE_CHECKING:
     import torch
@@ -170,4 +171,6 @@ def load_solution(request: JobRequest, problem: Problem, workdir: Path, device_k
         )
     path = src_dir / "submission.py"
     path.write_text(request.source, encoding="utf-8")
-    return load_python_solution(path)
+    solution = load_python_solution(path)
+    check_signature(solution._call, problem, request.dtype)  # before any case runs
+    return solution

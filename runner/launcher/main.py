@@ -79,6 +79,12 @@ class Launcher:
         if isinstance(exc, SubmissionError):
             return exc.info().model_dump()
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        if self.language != "cuda" and self.problem is not None:
+            from runner.launcher.signature import expected_signature, submission_frames, type_error_message
+
+            explained = type_error_message(exc, expected_signature(self.problem, self.dtype))
+            if explained is not None:
+                return {"code": "runtime_error", "message": explained, "log": submission_frames(exc, "submission.py")}
         log = traceback.format_exc() if self.language != "cuda" else None
         return {"code": "runtime_error", "message": first, "log": log}
 
