@@ -161,6 +161,13 @@ else
   [ -z "${TORCH_INDEX_URL:-}" ] || torch_args+=(--build-arg "TORCH_INDEX_URL=$TORCH_INDEX_URL")
 fi
 
+# The build context: a snapshot of what the images take from the checkout, so that both passes of a build (and both
+# images) see the same files while the checkout changes under them.
+context=$work/context
+mkdir -p "$context"
+tar -cf - --exclude=__pycache__ --exclude='*.pyc' pyproject.toml README.md api arena bot core problems runner web \
+  deploy/images/system-packages.sh | tar -xf - -C "$context"
+
 # Each image in two passes, so that no trace of the host's pip configuration reaches it: the build stage alone,
 # with that configuration mounted, and then the whole file without it. The second pass takes the build stage's
 # steps from the first one's layers (volumes are not part of a step's cache key); it must not run pip again.
@@ -168,16 +175,15 @@ build() {  # build NAME CONTAINERFILE BASE [ARGS...]
   local name=$1 file=$2 from=$3 started line
   shift 3
   started=$(date +%s)
-  local common=(--isolation chroot --layers "${pull[@]}" --file "$file" --ignorefile deploy/images/containerignore
-    --build-arg "BASE=$from" "$@")
+  local common=(--isolation chroot --layers --force-rm "${pull[@]}" --file "$PWD/$file" --build-arg "BASE=$from" "$@")
   log "building $name:$tag from $from"
-  if [ ${#volumes[@]} -gt 0 ] && ! buildah build "${common[@]}" "${volumes[@]}" --target build . \
+  if [ ${#volumes[@]} -gt 0 ] && ! buildah build "${common[@]}" "${volumes[@]}" --target build "$context" \
     > "$work/$name.build.log" 2>&1; then
     tail -n 40 "$work/$name.build.log" >&2
     log "the build stage of $name:$tag failed (the last lines of its log are above)"
     return 1
   fi
-  if ! buildah build "${common[@]}" --tag "$name:$tag" . > "$work/$name.log" 2>&1; then
+  if ! buildah build "${common[@]}" --tag "$name:$tag" "$context" > "$work/$name.log" 2>&1; then
     tail -n 40 "$work/$name.log" >&2
     log "building $name:$tag failed (the last lines of its log are above)"
     return 1
