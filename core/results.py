@@ -16,7 +16,15 @@ import asyncpg
 from core.store import jobs, leaderboard, profiles, ratelimits, submissions
 from core.store.jobs import Lease
 from core.store.pool import Conn
-from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult, TestOutcome
+from runner.api import (
+    CaseTiming,
+    ErrorInfo,
+    PhaseOutput,
+    ProfileArtifact,
+    ProfileReport,
+    SubmissionResult,
+    TestOutcome,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +62,15 @@ def result_method(result: SubmissionResult) -> str | None:
     return result.timings[0].method if result.timings else None
 
 
+def stored_output(output: list[PhaseOutput]) -> tuple[dict[str, object], ...]:
+    """What the solution printed, as the store keeps it: PostgreSQL's jsonb refuses the NUL character, which a
+    solution may well print, so each becomes U+FFFD (as an undecodable byte already has)."""
+    return tuple(
+        {k: v.replace("\x00", "\ufffd") if isinstance(v, str) else v for k, v in o.model_dump(mode="json").items()}
+        for o in output
+    )
+
+
 def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str) -> submissions.Outcome:
     summary = {
         "method": result_method(result),
@@ -63,6 +80,7 @@ def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str)
         "mean_gbps": result.mean_gbps,
         "notes": tuple(result.notes),
         "phase_seconds": dict(result.phase_seconds),
+        "output": stored_output(result.output),
     }
     problem = _mismatch(sub, result)
     if problem is not None:
@@ -276,6 +294,7 @@ def stored_result(
         phase_seconds=sub.phase_seconds,
         notes=sub.notes,
         profile=profile,
+        output=[PhaseOutput.model_validate(o) for o in sub.output],
     )
 
 
