@@ -26,9 +26,10 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from api import public_events, public_submit, public_subs
+from api import public_events, public_read, public_submit, public_subs
 from api.pool_check import pool_mismatch
 from api.problems_json import Problem, problem_middleware
+from api.read_models import MODELS as READ_MODELS
 from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
 from api.submission_models import MODELS as SUBMISSION_MODELS
@@ -248,6 +249,7 @@ def openapi_document() -> dict[str, Any]:
         ApiError,
         Problem,
         *SUBMISSION_MODELS,
+        *READ_MODELS,
     ]
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
     err = _answer(ApiError, "error")
@@ -321,7 +323,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
-    for module in (public_submit, public_subs, public_events):
+    for module in (public_submit, public_subs, public_events, public_read):
         for path, item in module.openapi_paths().items():
             paths.setdefault(path, {}).update(item)
     return {
@@ -348,6 +350,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     public_submit.register(app, pool, settings)
     public_subs.register(app, pool)
     public_events.register(app, pool)
+    public_read.register(app, pool, settings)
     app.add_routes(
         [
             web.get("/healthz", healthz),
