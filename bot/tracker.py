@@ -132,7 +132,7 @@ class SubmissionTracker:
                     await live.show(render_notice(text, title=header.title))
                     return
                 outcome = await self._outcome(ticket, result)
-                final = await self._final(header, outcome)
+                final = await self._final(header.judged(outcome.contests), outcome)
                 await asyncio.sleep(throttle.wait_s(time.monotonic()))
                 await live.show(final.embed, final.files)
             log.info("submission %d: final message shown (%s)", header.submission_id, outcome.submission.status)

@@ -6,10 +6,11 @@ field value 1024, 25 fields, footer 2048, 6000 characters in all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import discord
 
+from core.contests.entry import ContestEntries, receipt_line
 from core.progress import ProgressState, describe_place, describe_start
 from core.result_view import CASE_HEADERS, case_rate, case_rows, format_duration_us, method_label, summary
 from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
@@ -67,13 +68,20 @@ class SubmissionHeader:
     gpu_type: str
     # What `dtype` reads as for the problem (`uint32` for a finite-field problem's float32); empty: the key itself.
     data_type: str = ""
+    # A ranked run: what it counts for (as accepted, then once judged: `judged`); None: no contest holds the problem.
+    contests: ContestEntries | None = None
 
     @classmethod
     def of(cls, ticket: SubmitTicket) -> SubmissionHeader:
         return cls(
             ticket.submission_id, ticket.slug, ticket.user_name, ticket.file_name, ticket.language, ticket.dtype,
-            ticket.mode, ticket.gpu_type, ticket.data_type,
+            ticket.mode, ticket.gpu_type, ticket.data_type, ticket.contests,
         )  # fmt: skip
+
+    def judged(self, contests: ContestEntries | None) -> SubmissionHeader:
+        """The header of the final message: what the run counts for once judged (the contest may have started,
+        or the run failed, since it was accepted)."""
+        return replace(self, contests=contests)
 
     @property
     def shown_dtype(self) -> str:
@@ -190,6 +198,9 @@ def render_receipt(
         ),
         colour=COLOUR_PENDING,
     )
+    if (warning := receipt_line(header.contests)) is not None:
+        # Said before the run, so that a run made just before a contest's start is not a surprise after it.
+        embed.description = f"{embed.description}\n⚠️ {clip(warning, 1000)}"
     return embed
 
 
@@ -238,6 +249,7 @@ def _result_embed(
         failing = next((t for t in result.tests if not t.passed), None)
         if failing is not None and failing.details:
             embed.add_field(name=clip(f"Failing case: {failing.name}", FIELD_NAME_LIMIT), value=_figures(failing))
+        _add_contests(embed, header)
         return embed
     if not result.timings:
         embed.description = f"✅ All {len(result.tests)} test cases passed."
@@ -251,12 +263,19 @@ def _result_embed(
         embed.add_field(name=f"Arithmetic mean {view.unit}", value=view.mean)
     if rank is not None:
         embed.add_field(name="Leaderboard", value=rank.describe())
+    _add_contests(embed, header)
     if result.notes:
         embed.add_field(name="Notes for reviewers", value=clip("; ".join(result.notes), 1024), inline=False)
     embed.add_field(name="Timing", value=method_label(result) or "-", inline=False)
     if chart:
         embed.set_image(url=f"attachment://{CHART_FILE}")
     return embed
+
+
+def _add_contests(embed: discord.Embed, header: SubmissionHeader | None) -> None:
+    """A ranked run's line: the contests it counts for, or why it counts for none."""
+    if header is not None and header.contests is not None:
+        embed.add_field(name="Contests", value=clip(header.contests.line, FIELD_LIMIT), inline=False)
 
 
 def _figures(test: TestOutcome) -> str:
