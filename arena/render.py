@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from core import profile_view
+from core.output_view import output_text
 from core.result_view import CASE_HEADERS, case_rate, case_rows, summary
 from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
 from core.result_view import format_rate as format_rate
@@ -130,6 +131,8 @@ def render_result(result: SubmissionResult) -> str:
         lines.append("notes for reviewers: " + "; ".join(result.notes))
     if result.error is not None:
         lines += ["", render_error(result.error)]
+    if result.output:
+        lines += ["", "what the solution printed:", output_text(result.output)]
     return "\n".join(lines)
 
 

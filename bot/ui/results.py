@@ -1,4 +1,5 @@
-"""The final message of a submission: the result embed with its attachments (chart, full log, code)."""
+"""The final message of a submission: the result embed with its attachments (chart, full log, what the solution
+printed, code)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.ui.embeds import CHART_FILE, RankChange, SubmissionHeader, log_attachment, render_result
+from bot.ui.output import add_output, output_attachment
 from bot.ui.profile import profile_files, render_profile
 from core.charts import render_profile_roofline_png, render_roofline_png
 from runner.api import SubmissionResult
@@ -45,8 +47,10 @@ def result_message(
         files.append((CHART_FILE, render_roofline_png(result, spec)))
     if (log_file := log_attachment(result)) is not None:
         files.append(log_file)
+    if (output_file := output_attachment(result)) is not None:
+        files.append(output_file)
     embed = render_result(header.submission_id, result, spec, rank, header=header, chart=chart)
-    return ResultMessage(embed, files)
+    return ResultMessage(add_output(embed, result), files)
 
 
 def profile_message(header: SubmissionHeader | None, result: SubmissionResult, spec: GpuSpec | None) -> ResultMessage:
