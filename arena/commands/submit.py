@@ -256,6 +256,12 @@ def measure_config(args: argparse.Namespace) -> MeasureConfig:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    if args.server is not None:
+        from arena.remote_submit import submit_on_server
+
+        return submit_on_server(args)
+    if args.stream or args.gpu is not None:
+        raise UserFacingError("--stream and --gpu go with --server: a local run follows its own progress.")
     from runner.host.job import run_job
 
     secret = _read_secret(args.secret_file) if args.runner else None
@@ -423,5 +429,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--allow-plain-http",
         action="store_true",
         help="allow an http:// runner on another host (sources and results cross the network unencrypted)",
+    )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        nargs="?",
+        const="",
+        help="run it on an arena server through its API with your token (`arena login`); without URL, the server "
+        "you logged in to. The exit code is 0 passed, 1 failed, 2 refused input, 3 token refused, 4 rate "
+        "limited, 5 server unreachable",
+    )
+    p.add_argument("--gpu", metavar="POOL", help="with --server: the GPU pool to run on (default: the only one)")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="with --server: print every event as one JSON line (NDJSON), the last with the result",
     )
     p.set_defaults(func=cmd_submit)

@@ -1,0 +1,109 @@
+"""The CLI against a server, end to end: `arena login` → `arena submit --server` → its events → its result → the
+leaderboard, against a real `arena api` (dispatching), the test's PostgreSQL and a CPU runner that joined its pool
+with a bootstrap token. The token is a personal one of a Discord user, so the run is theirs: their quota, their
+place on the board."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import asyncpg
+import pytest
+from fleet_processes import Fleet, wait_live
+
+from arena.commands.problems import find_problem
+from core.problems import ProblemSpec, sync_problem
+from core.tokens import create_token
+
+pytestmark = pytest.mark.timeout(600)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def arena(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], env=env, capture_output=True, text=True, timeout=400, check=False
+    )
+
+
+def cli_env(tmp: Path, dsn: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "RUNNER_", "DATABASE_URL"))}
+    env |= {"XDG_CONFIG_HOME": str(tmp / "config"), "XDG_STATE_HOME": str(tmp / "state"), "DATABASE_URL": dsn}
+    return env | extra
+
+
+async def test_login_submit_follow_result_and_board_through_the_api(
+    pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
+) -> None:
+    fleet = Fleet(db_dsn, tmp_path)
+    try:
+        fleet.api().start()
+        await fleet.wait_api()
+        fleet.runner("cli-runner", await fleet.token(pool, "cpu")).start()
+        await wait_live(pool, fleet, {"cli-runner"})
+        # The bot registers the built-in problems in the store when it starts; here, the one this test runs.
+        await sync_problem(pool, ProblemSpec.builtin(find_problem("vector_add")))
+        made = await create_token(pool, "discord:4242", "ada", "laptop")
+        env = cli_env(tmp_path, db_dsn)
+
+        login = await asyncio.to_thread(arena, env | {"ARENA_TOKEN": made.token}, "login", "--server", fleet.api_url)
+        assert login.returncode == 0, login.stderr + fleet.logs()
+        kept = tmp_path / "config" / "kernel-arena" / "server.json"
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+        assert json.loads(kept.read_text()) == {"server": fleet.api_url, "token": made.token}
+
+        # From here on, the kept token: no ARENA_TOKEN, and `--server` without a URL means the kept server.
+        example = EXAMPLES / "vector_add.py"
+        ranked = await asyncio.to_thread(
+            arena, env, "submit", "vector_add", str(example), "--mode", "ranked", "--server"
+        )
+        assert ranked.returncode == 0, ranked.stderr + fleet.logs()
+        assert "recorded as submission #" in ranked.stderr
+        assert "queued for pool cpu at place 1" in ranked.stderr or "dispatched on runner cli-runner" in ranked.stderr
+        assert "running on runner cli-runner (attempt 1)" in ranked.stderr
+        assert "test 1/3" in ranked.stderr and "benchmark 1/3" in ranked.stderr, "the per-case lines of a local run"
+        assert "geometric mean" in ranked.stdout and "timing method: cpu" in ranked.stdout
+        row = await pool.fetchrow(
+            "SELECT s.id, s.status, s.runner, u.external_id FROM submissions s JOIN users u ON u.id = s.user_id"
+        )
+        assert (row["status"], row["runner"], row["external_id"]) == ("passed", "cli-runner", "discord:4242")
+
+        streamed = await asyncio.to_thread(
+            arena, env, "submit", "vector_add", str(example), "--mode", "test", "--server", "--stream"
+        )
+        assert streamed.returncode == 0, streamed.stderr + fleet.logs()
+        events = [json.loads(line) for line in streamed.stdout.splitlines()]
+        assert events[0]["type"] == "submitted" and events[-1]["type"] == "result"
+        assert {"dispatched", "running"} <= {e["type"] for e in events}
+        kept_ids = [e["id"] for e in events if "id" in e]
+        assert kept_ids == sorted(set(kept_ids)), "kept events once each, in order"
+        assert events[-1]["result"]["status"] == "passed" and events[-1]["state"] == "done"
+
+        listed = await asyncio.to_thread(arena, env, "submissions", "list", "--json")
+        assert listed.returncode == 0, listed.stderr
+        items = json.loads(listed.stdout)["items"]
+        assert [(s["id"], s["mode"]) for s in items] == [(events[0]["submission_id"], "test"), (row["id"], "ranked")]
+        shown = await asyncio.to_thread(arena, env, "submissions", "show", str(row["id"]))
+        assert shown.returncode == 0 and "geometric mean" in shown.stdout, shown.stderr
+        code = await asyncio.to_thread(arena, env, "submissions", "code", str(row["id"]))
+        assert code.stdout == example.read_text()
+
+        board = await asyncio.to_thread(arena, env, "leaderboard", "vector_add", "--gpu", "cpu")
+        assert board.returncode == 0, board.stderr
+        assert "ada" in board.stdout and f"#{row['id']}" in board.stdout
+
+        # Another user's submission reads as not found, with the API's code and exit 2.
+        other = await create_token(pool, "discord:7", "bob", "laptop")
+        hidden = await asyncio.to_thread(
+            arena, env | {"ARENA_TOKEN": other.token}, "submissions", "code", str(row["id"]), "--json"
+        )
+        assert hidden.returncode == 2, hidden.stderr
+        assert json.loads(hidden.stdout)["error"]["code"] == "submission_not_found"
+    finally:
+        fleet.close()
