@@ -26,6 +26,7 @@ from bot.cogs.browse import BrowseCog
 from bot.cogs.contests import ContestCog
 from bot.cogs.moderation import ModerationCog
 from bot.cogs.submit import SubmitCog
+from bot.cogs.token import TokenCog
 from bot.freezer import ContestFreezer
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
@@ -41,7 +42,7 @@ from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)
 
-COGS = (SubmitCog, BrowseCog, AccountCog, ContestCog, ModerationCog)
+COGS = (SubmitCog, BrowseCog, AccountCog, ContestCog, ModerationCog, TokenCog)
 
 
 class ArenaTree(app_commands.CommandTree["ArenaBot"]):
