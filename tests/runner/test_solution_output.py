@@ -175,3 +175,52 @@ async def test_a_cuda_solutions_host_and_device_printf_come_back(executor: Execu
     assert result.status == "passed", result.error
     test = _phase(result, "test")
     assert "host says n=" in test.stdout and "device says n=" in test.stdout, test
+
+
+# The launcher's capture in a process of its own, without a GPU: C's buffered `printf` (what a .cu solution's host
+# code calls, and where the driver's device `printf` goes) is flushed into the phase that printed it.
+C_PRINTF_PROBE = r"""
+import ctypes, json, os, sys
+from pathlib import Path
+from runner.launcher.capture import OutputCapture
+
+capture = OutputCapture(Path(sys.argv[1]), 64)
+libc = ctypes.CDLL(None)
+libc.printf(b"from C printf %d\n", 42)
+print("from python")
+first = capture.take()
+libc.printf(b"%s", b"z" * 100)
+os.write(2, b"raw stderr\n")
+second = capture.take()
+third = capture.take()
+print("harness log line", file=capture.log_stream)
+json.dump([[p.text, p.cut_bytes] for p in (*first, *second, *third)], capture.log_stream)
+"""
+
+
+def test_c_printf_is_flushed_into_the_phase_that_printed_it(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from runner.host.sandbox import PACKAGE_ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-c", C_PRINTF_PROBE, str(tmp_path / "output")],
+        capture_output=True,
+        text=True,
+        cwd=PACKAGE_ROOT,
+        timeout=120,
+        check=True,
+    )
+    # The process's own stdout and stderr saw nothing of what was captured; the launcher's log still reaches them.
+    assert done.stdout == ""
+    first_line, report = done.stderr.split("\n", 1)
+    assert first_line == "harness log line"
+    stdout1, stderr1, stdout2, stderr2, stdout3, stderr3 = json.loads(report)
+    # Python's and C's buffers are separate: each line arrives whole, in either order.
+    assert sorted(stdout1[0].splitlines()) == ["from C printf 42", "from python"] and stdout1[1] == 0
+    assert stderr1 == ["", 0]
+    assert stdout2 == ["z" * 64, 36]
+    assert stderr2 == ["raw stderr\n", 0]
+    assert stdout3 == ["", 0] and stderr3 == ["", 0]
