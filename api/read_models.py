@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runner.names import Language, ScoreMetric
+
 
 class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -29,7 +31,7 @@ class ProblemSummary(_Wire):
     version: int = Field(description="the current version: boards and submissions are per version")
     dtypes: list[str] = Field(description="the dtype keys it takes (`float32`, `float16`, `bfloat16`)")
     data_types: dict[str, str] = Field(description="what each dtype key reads as, where it differs from the key")
-    score_metric: Literal["gflops", "gbps"] = Field(description="what ranks: GFLOPS or GB/s")
+    score_metric: ScoreMetric = Field(description="what ranks: GFLOPS or GB/s")
     enabled: bool = Field(description="whether it takes submissions now")
     aliases: list[str] = Field(default_factory=list, description="former slugs that still work")
 
@@ -72,7 +74,7 @@ class CaseShape(_Wire):
 class Starter(_Wire):
     """Starter code generated from the signature."""
 
-    language: Literal["cuda", "python", "triton"]
+    language: Language
     file_name: str
     text: str
 
@@ -90,7 +92,7 @@ class ProblemDetail(_Wire):
     dtypes: list[str]
     aliases: list[str]
     enabled: bool
-    score_metric: Literal["gflops", "gbps"]
+    score_metric: ScoreMetric
     ranked_by: str = Field(description="what the boards rank, in words")
     dtype: str = Field(description="the dtype this interface is for (`?dtype=`; default: the first)")
     data_type: str = Field(description="what `dtype` reads as for this problem (e.g. `uint32` for a finite field)")
