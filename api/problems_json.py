@@ -67,7 +67,6 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     "banned": ProblemCode(403, "Banned"),
     "https_required": ProblemCode(403, "HTTPS required"),
     "forbidden": ProblemCode(403, "Forbidden"),
-    "code_hidden": ProblemCode(403, "Code not revealed"),
     # 404: nothing at this address
     "not_found": ProblemCode(404, "Not found"),
     "problem_not_found": ProblemCode(404, "Problem not found"),
@@ -75,7 +74,6 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     "contest_not_found": ProblemCode(404, "Contest not found"),
     "submission_not_found": ProblemCode(404, "Submission not found"),
     "user_not_found": ProblemCode(404, "User not found"),
-    "token_not_found": ProblemCode(404, "Token not found"),
     # 405, 409
     "method_not_allowed": ProblemCode(405, "Method not allowed"),
     "conflict": ProblemCode(409, "Conflict"),

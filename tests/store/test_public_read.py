@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -368,3 +369,9 @@ async def test_every_read_route_is_in_the_document_and_was_checked(api: Api, poo
         status, _, _ = await api.get(paths.get(template, template), token)
         assert status == 200, template
     assert api.checked == len(ROUTE_TEMPLATES)
+
+
+def test_the_guide_lists_every_problem_code_with_its_status() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| `([a-z_]+)` \| (\d{3}) \|", guide, re.MULTILINE))
+    assert listed == {code: str(entry.status) for code, entry in PROBLEM_CODES.items()}
