@@ -32,7 +32,7 @@ from core.contests import ContestBoard, ContestView, hidden_problem_ids
 from core.contests.views import rating_table
 from core.errors import UnknownProblemError
 from core.leaderboard import get_rank
-from core.problems import shown
+from core.problems import SLUG, shown
 from core.quota import user_queue, user_quota
 from core.store.leaderboard import ANY_LANGUAGE, BoardRow
 from problems.base import DTYPES, Problem
@@ -334,7 +334,13 @@ async def get_contest(request: web.Request) -> web.Response:
     phase = _text(request, "phase") or "contest"
     if phase not in ("contest", "upsolve"):
         raise ProblemError("invalid_option", f"`phase` is {phase[:32]!r}; choose contest or upsolve.")
-    pc = await public.public_contest(request.app[POOL], request.match_info["slug"], phase, datetime.now(UTC))
+    slug = request.match_info["slug"]
+    if not SLUG.fullmatch(slug):
+        # No contest has such a name, and the store must not be asked (a NUL cannot even be sent to it).
+        raise ProblemError(
+            "contest_not_found", f"There is no contest called `{shown(slug)}`; GET /v1/contests lists them."
+        )
+    pc = await public.public_contest(request.app[POOL], slug, phase, datetime.now(UTC))
     board = _contest_board(pc.board) if pc.board is not None else None
     return _json(m.ContestDetail(contest=_contest_summary(pc), board=board))
 

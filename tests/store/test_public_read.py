@@ -205,8 +205,9 @@ async def test_contests_hide_their_problems_until_the_start_and_show_a_board_onc
     assert status == 200 and body["board"]["phase"] == "upsolve"
     status, body, _ = await api.get("/v1/contests/live?phase=final", token)
     assert_problem(status, body, 422, "invalid_option")
-    status, body, _ = await api.get("/v1/contests/nope", token)
-    assert_problem(status, body, 404, "contest_not_found")
+    for missing in ("nope", "%00", "NOPE"):
+        status, body, _ = await api.get(f"/v1/contests/{missing}", token)
+        assert_problem(status, body, 404, "contest_not_found")
 
 
 async def test_ratings_page_and_leave_banned_players_out(api: Api, pool: asyncpg.Pool) -> None:
