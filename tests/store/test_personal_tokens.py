@@ -11,7 +11,9 @@ import pytest
 from core import tokens
 from core.members import external_id
 from core.moderation import Actor, ban_user
+from core.settings import StoreSettings
 from core.store import users
+from core.store.pool import open_reader_store
 from core.tokens import (
     TokenExpiredError,
     TokenInvalidError,
@@ -109,3 +111,11 @@ async def test_names_lifetimes_scopes_and_the_cap_are_checked(pool: asyncpg.Pool
         await create_token(pool, ALICE, "alice", "one too many")
     await revoke_token(pool, ALICE, "t0")
     assert (await create_token(pool, ALICE, "alice", "room again")).row.name == "room again"
+
+
+async def test_the_webs_read_only_role_cannot_read_token_hashes(pool: asyncpg.Pool, db_dsn: str) -> None:
+    await create_token(pool, ALICE, "alice", "laptop")
+    async with open_reader_store(StoreSettings(database_url=db_dsn)) as store:
+        assert await store.pool.fetchval("SELECT count(*) FROM users") == 1
+        with pytest.raises(asyncpg.InsufficientPrivilegeError):
+            await store.pool.fetchval("SELECT token_sha256 FROM personal_tokens")
