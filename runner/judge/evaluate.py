@@ -150,15 +150,18 @@ def _printing_notes(output: list[PhaseOutput]) -> list[str]:
     return [PRINTED_WHILE_TIMED] if any(o.phase == "benchmark" for o in output) else []
 
 
-def _collect_output(ev: Evaluation, link: LauncherLink) -> None:
-    """Close the phase `ev.printing`: keep what the solution printed during it, if anything."""
+def _collect_output(ev: Evaluation, link: LauncherLink, *, failing: bool = False) -> None:
+    """Close the phase `ev.printing`: keep what the solution printed during it, if anything. When the phase
+    ended well, a launcher that cannot report is the job's error (`SubmissionError`); when it is `failing`,
+    the job's own error says what happened, and the output is lost with the process."""
     phase, ev.printing = ev.printing, None
     if phase is None:
         return
     try:
         printed = link.output(OUTPUT_REPLY_TIMEOUT_S)
     except SubmissionError as exc:
-        # The launcher died or hangs: the job's own error says so, and the output is lost with the process.
+        if not failing:
+            raise
         log.debug("no output for phase %s: %s", phase, exc.message)
         return
     kept = PhaseOutput(
@@ -203,7 +206,7 @@ def evaluate(
         return None
     except SubmissionError as exc:
         if not isinstance(exc, CallTimeoutError | LauncherLostError):
-            _collect_output(ev, link)  # the phase that failed: prints are what one debugs a failure with
+            _collect_output(ev, link, failing=True)  # prints are what one debugs a failure with
         result = ev.result("failed" if isinstance(exc, WrongAnswerError) else "error", exc.info())
     ev.events.emit("done", message=result.status, result=result)
     return result

@@ -115,8 +115,14 @@ class LauncherLink:
 
     def output(self, timeout_s: float) -> messages.Printed:
         """What the solution printed since the last call (the phase that just ended), cut to the kept bytes."""
-        with _readable():
+        try:
             reply = self.request(messages.TakeOutput(), timeout_s=timeout_s)
+        except CallTimeoutError:
+            raise CallTimeoutError(
+                f"The solution's process did not report what it printed within {timeout_s:.0f} s (a flush of its "
+                "output that never ends?). The job was stopped."
+            ) from None
+        with _readable():
             return messages.decode_printed(reply, OUTPUT_KEEP_BYTES)
 
     def warmup(self) -> None:

@@ -224,3 +224,15 @@ def test_c_printf_is_flushed_into_the_phase_that_printed_it(tmp_path: Path) -> N
     assert stdout2 == ["z" * 64, 36]
     assert stderr2 == ["raw stderr\n", 0]
     assert stdout3 == ["", 0] and stderr3 == ["", 0]
+
+
+def test_the_judge_cuts_and_counts_whatever_the_launcher_sends() -> None:
+    from runner.ipc import messages
+
+    raw = {"ok": True, "stdout": "é" * 10_000, "stderr": "", "stdout_cut": 5, "stderr_cut": 0}
+    printed = messages.decode_printed(raw, OUTPUT_KEEP_BYTES)
+    assert printed.stdout == "é" * OUTPUT_KEEP_BYTES
+    assert printed.stdout_cut == 5 + 2 * (10_000 - OUTPUT_KEEP_BYTES)  # the bytes of the characters cut
+    for bad in ({"stdout_cut": -1}, {"stdout_cut": True}, {"stdout_cut": 1.5}, {"stderr": None}, {"stdout": 3}):
+        with pytest.raises(messages.MalformedMessageError):
+            messages.decode_printed({**raw, **bad}, OUTPUT_KEEP_BYTES)
