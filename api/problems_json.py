@@ -12,7 +12,8 @@ people. `PROBLEM_CODES` is the one table of codes, their status and their title;
 Routes raise `ProblemError(code, detail)`; `problem_middleware` renders it, and turns every other failure of a
 public route into a problem too: aiohttp's own refusals (404, 405, 413), a body that does not validate (422),
 the store unreachable (503), and anything unexpected (500, logged here with its traceback, which never reaches
-the caller). The runners' routes (`/v1/runners/...`) keep their own `{"error": {...}}` answers.
+the caller). The runners' routes (`/v1/runners/...`) and the probes (`/v1/health`, `/v1/ready`) keep their own
+`{"error": {...}}` answers.
 """
 
 from __future__ import annotations
@@ -235,9 +236,14 @@ def _retry_after(exc: web.HTTPException) -> float:
         return 1.0
 
 
+# The routes of machines under /v1 (probes, the runners' protocol): they keep the `{"error": {...}}` answers.
+_MACHINE_PATHS = ("/v1/health", "/v1/ready")
+_MACHINE_PREFIXES = ("/v1/runners",)
+
+
 def is_public_path(path: str) -> bool:
     """Whether a path belongs to the public API (problem details) rather than the runners' protocol or probes."""
-    return path.startswith("/v1/") and not path.startswith("/v1/runners")
+    return path.startswith("/v1/") and path not in _MACHINE_PATHS and not path.startswith(_MACHINE_PREFIXES)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
