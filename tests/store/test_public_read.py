@@ -19,8 +19,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, request, submit_scored
 
-from api.app import create_app
+from api.app import create_app, openapi_document
 from api.problems_json import PROBLEM_CODES, problem_middleware
+from api.read_models import MODELS as READ_MODELS
 from api.settings import ApiSettings
 from api.user_auth import authenticate, install_user_auth
 from core.contests import ContestDraft, create_contest
@@ -376,3 +377,11 @@ def test_the_guide_lists_every_problem_code_with_its_status() -> None:
     guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
     listed = dict(re.findall(r"^\| `([a-z_]+)` \| (\d{3}) \|", guide, re.MULTILINE))
     assert listed == {code: str(entry.status) for code, entry in PROBLEM_CODES.items()}
+
+
+def test_the_read_models_are_valid_json_schema_in_the_document() -> None:
+    document = openapi_document()
+    for model in READ_MODELS:
+        schema = document["components"]["schemas"][model.__name__]
+        jsonschema.Draft202012Validator.check_schema(schema)
+    assert document["components"]["schemas"]["Problem"]["required"] == ["type", "title", "status", "detail", "code"]
