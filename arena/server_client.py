@@ -43,9 +43,10 @@ EXIT_CODES_HELP = (
 TOKEN_ENV = "ARENA_TOKEN"
 SERVER_ENV = "ARENA_SERVER"
 CONFIG_NAME = "server.json"
-# How often a dropped event stream is opened again (with Last-Event-ID) before the CLI gives up.
-RECONNECTS = 20
-RECONNECT_WAIT_S = 1.0
+# A dropped event stream is opened again (with Last-Event-ID) for this long before the CLI gives up: a server
+# restarting (a deployment rolling its replicas) takes seconds, more on a busy host.
+RECONNECT_FOR_S = 120.0
+RECONNECT_WAIT_S = (0.5, 1.0, 2.0, 5.0)
 REQUEST_TIMEOUT_S = 60.0
 _LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1")
 Model = TypeVar("Model", bound=BaseModel)
@@ -285,23 +286,28 @@ class ArenaServer:
 
     async def follow(self, submission_id: int, after: int | None = None) -> AsyncIterator[SubmissionEventView]:
         """Every event to the `result`, opening the stream again after the last kept event when it drops."""
+        loop = asyncio.get_running_loop()
         failures = 0
+        down_since: float | None = None
         while True:
             try:
                 async for event in self.events(submission_id, after):
-                    failures = 0
+                    failures, down_since = 0, None
                     if event.id is not None:
                         after = event.id
                     yield event
                     if event.type == "result":
                         return
-            except (aiohttp.ClientError, TimeoutError) as exc:
-                failures += 1
-                if failures > RECONNECTS:
+            except (aiohttp.ClientError, TimeoutError, ServerError) as exc:
+                if isinstance(exc, ServerError) and exc.exit_code != EXIT_UNAVAILABLE:
+                    raise  # a refusal (the token, the id) is no outage: asking again changes nothing
+                down_since = loop.time() if down_since is None else down_since
+                if loop.time() - down_since > RECONNECT_FOR_S:
                     raise self._unreachable(exc) from exc
             else:
                 # Ended without a `result` (a server restarting, or resumed after the end): ask for the result.
                 view = await self.submission(submission_id)
                 if view.result is not None:
                     return
-            await asyncio.sleep(RECONNECT_WAIT_S)
+            await asyncio.sleep(RECONNECT_WAIT_S[min(failures, len(RECONNECT_WAIT_S) - 1)])
+            failures += 1

@@ -8,18 +8,22 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
 import pytest
-from fleet_processes import Fleet, wait_live
+from fleet_processes import SLOW_SOLUTION, Fleet, wait_live, wait_until
 
 from arena.commands.problems import find_problem
 from core.problems import ProblemSpec, sync_problem
+from core.store import jobs
 from core.tokens import create_token
+from tests.runner.conftest import free_port
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -107,3 +111,57 @@ async def test_login_submit_follow_result_and_board_through_the_api(
         assert json.loads(hidden.stdout)["error"]["code"] == "submission_not_found"
     finally:
         fleet.close()
+
+
+async def test_a_stream_cut_by_an_api_restart_resumes_with_no_event_lost_or_repeated(
+    pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
+) -> None:
+    """`arena submit --server --stream` follows a submission on an API replica that does not dispatch; that replica is
+    killed mid-job and started again on its port. The CLI reopens the stream with Last-Event-ID and prints every
+    kept event once, in the store's order."""
+    fleet = Fleet(db_dsn, tmp_path)
+    try:
+        fleet.api("dispatcher").start()
+        await fleet.wait_api()
+        fleet.runner("slow-runner", await fleet.token(pool, "cpu")).start()
+        await wait_live(pool, fleet, {"slow-runner"})
+        await sync_problem(pool, ProblemSpec.builtin(find_problem("vector_add")))
+        made = await create_token(pool, "discord:99", "cy", "agent")
+        replica = fleet.api("reader", dispatch=False, port=free_port())
+        replica.start()
+        await fleet.wait_api()
+        solution = tmp_path / "slow.py"
+        solution.write_bytes(SLOW_SOLUTION)  # the job runs for seconds: time to lose the replica
+        env = cli_env(tmp_path, db_dsn, ARENA_TOKEN=made.token)
+        argv = ["submit", "vector_add", str(solution), "--mode", "test", "--server", fleet.api_url, "--stream"]
+        cli = subprocess.Popen(
+            [sys.executable, "-m", "arena", *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        job_id = await _running_job(pool, fleet)
+        replica.stop(signal.SIGKILL)
+        killed_at = datetime.now(UTC)
+        await asyncio.sleep(1.0)  # the CLI finds the stream cut and retries against nothing for a while
+        fleet.api("reader", dispatch=False, port=fleet.api_port).start()
+        out, err = await asyncio.to_thread(cli.communicate, timeout=300)
+        assert cli.returncode == 0, out[-3000:] + err + fleet.logs()
+        events = [json.loads(line) for line in out.splitlines()]
+        moves = await pool.fetch("SELECT id FROM job_transitions WHERE job_id = $1 ORDER BY id", job_id)
+        assert [e["id"] for e in events if "id" in e] == [0, *(m["id"] for m in moves)], out
+        assert events[-1]["type"] == "result" and events[-1]["result"]["status"] == "passed"
+        ended_at = datetime.fromisoformat(events[-1]["at"])
+        assert ended_at > killed_at, "the result came after the cut, so through a second stream"
+        job = await jobs.get_job(pool, job_id)
+        assert job is not None and job.attempts == 1, "the replica's restart did not touch the job"
+    finally:
+        fleet.close()
+
+
+async def _running_job(pool: asyncpg.Pool, fleet: Fleet) -> int:
+    """The id of the one job, once it runs."""
+
+    async def running() -> bool:
+        return bool(await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'running'"))
+
+    await wait_until(running, 120.0, "the job did not start", fleet.logs)
+    job_id: int = await pool.fetchval("SELECT id FROM jobs ORDER BY id DESC LIMIT 1")
+    return job_id
