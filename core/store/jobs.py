@@ -523,17 +523,29 @@ place AS (
 )"""
 
 
-async def place_and_wake(conn: Conn, job_id: int, gpu_type: str) -> int:
-    """The new job's place (as `queue_position`), and the dispatchers' wake-up, in one statement.
+# A new job this near the head of its queue wakes the dispatchers (`place_and_wake`).
+WAKE_PLACES = 16
 
-    Sent after the submission's own statement committed, in a transaction of its own: from the submit statement,
-    the notification made PostgreSQL hold its database-wide notification lock while that transaction's commit was
-    flushed to disk, so that every submit waited for the one before it to reach the disk (300-400 submissions a
-    second at 10 million on 2 cores, against 570-600 without; bench/results/store_10m.md). Alone, the notification
-    writes nothing that must reach the disk first. A process that dies between the two statements loses only the
-    wake-up: dispatchers look for queued jobs every few seconds anyway."""
+
+async def place_and_wake(conn: Conn, job_id: int, gpu_type: str) -> int:
+    """The new job's place (as `queue_position`), and the dispatchers' wake-up when one may be idle, in one
+    statement, sent after the submission's own statement committed.
+
+    The wake-up goes out only for a job near the head of its queue (place WAKE_PLACES or less; 0: already taken),
+    or one behind re-runs, which may be waiting out a backoff. A dispatcher stops claiming with a slot free only
+    when it finds the queue empty; so behind more jobs than a few claims in flight at once, whichever dispatcher
+    takes the jobs ahead looks for the next in the same pass, and finds this one, committed before its place was
+    read. So a burst of submissions sends a few notifications, not one each: a notification gives its statement a
+    transaction id and
+    so a commit to flush to disk, and it holds PostgreSQL's database-wide notification lock meanwhile (sent from
+    the submit statement itself, it held every submit back behind the one before: 300-400 submissions a second at
+    10 million rows on 2 cores, against 570-600 without; bench/results/store_10m.md). A process that dies between
+    the two statements loses only the wake-up: dispatchers look for queued jobs every few seconds anyway."""
     value: int | None = await conn.fetchval(
-        f"WITH {_POSITION_CTES} SELECT (SELECT position FROM place) FROM pg_notify($3, $4)",
+        f"""WITH {_POSITION_CTES}
+        SELECT p.position,
+               CASE WHEN p.position <= {WAKE_PLACES} OR (SELECT n FROM reruns) > 0 THEN pg_notify($3, $4) END
+        FROM (SELECT coalesce((SELECT position FROM place), 0) AS position) AS p""",
         job_id,
         True,
         QUEUE_CHANNEL,
