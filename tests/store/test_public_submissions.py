@@ -23,10 +23,13 @@ from core import fleet
 from core.results import record_result
 from core.settings import RateLimitSettings, Settings
 from core.store import jobs
+from core.submissions import SubmitRequest
+from core.submissions import submit as core_submit
 from core.tokens import create_token
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 DOCUMENT = openapi_document()
+RATES = RateLimitSettings(test_burst=2, test_per_hour=0.001)
 
 
 def check(path: str, method: str, response_status: int, content_type: str, body: Any) -> None:
@@ -49,7 +52,7 @@ async def checked(response: aiohttp.ClientResponse, path: str, method: str = "ge
 async def client(pool: asyncpg.Pool) -> AsyncIterator[TestClient]:
     await add_problems(pool)
     await fleet.create_join_token(pool, "cpu", lifetime=timedelta(hours=1))  # the pool `cpu` exists
-    settings = ApiSettings(dispatch=False, arena=Settings(rate=RateLimitSettings(test_burst=2, test_per_hour=0.001)))
+    settings = ApiSettings(dispatch=False, arena=Settings(rate=RATES))
     async with TestClient(TestServer(create_app(pool, settings))) as test_client:
         yield test_client
 
@@ -202,8 +205,9 @@ async def test_refusals_are_problem_details_with_stable_codes(client: TestClient
     missing = aiohttp.FormData(default_to_multipart=True)
     missing.add_field("problem", "vector_add")
     await refused(422, "validation_failed", data=missing, headers=alice)
-    # The quota is the user's, as on Discord: a burst of 2 test runs, then 429 with Retry-After.
-    await submit(client, alice)
+    # One quota: a Discord run (the bot's core call, under the same user) and an API run share the burst of 2.
+    discord_run = SubmitRequest("discord:alice", "alice", "vector_add", "solution.py", SOURCE, "cpu", "float32", "test")
+    await core_submit(pool, discord_run, RATES)
     await submit(client, alice)
     response = await client.post("/v1/submissions", data=upload(), headers=alice)
     assert response.status == 429 and int(response.headers["Retry-After"]) > 0
