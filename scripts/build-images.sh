@@ -103,7 +103,8 @@ debian_base() {
   if [ ! -s "$tarball" ]; then
     log "making the Debian base with mmdebstrap (a minute or two; kept as $tarball)"
     local started=$SECONDS
-    mmdebstrap --quiet "${recipe[@]}" "$work/base.tar" "${sources[@]}" >&2
+    command -v mmdebstrap >/dev/null || { log "mmdebstrap is missing: it makes the Debian base"; return 1; }
+    mmdebstrap --quiet "${recipe[@]}" "$work/base.tar" "${sources[@]}" >&2 || { log "mmdebstrap failed"; return 1; }
     mv "$work/base.tar" "$tarball"
     local line="debian base $(du -m "$tarball" | cut -f1) MB tarball made in $((SECONDS - started)) s"
     log "$line"
