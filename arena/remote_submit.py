@@ -136,8 +136,10 @@ def submit_on_server(args: argparse.Namespace) -> int:
             raise CancelledByUserError(f"interrupted (Ctrl-C); {where}.") from None
     except UserFacingError as exc:
         return report(exc, as_json)
-    if args.json:
+    if args.stream:
+        pass  # the last line printed was the `result` event, with the result
+    elif args.json:
         print(result.model_dump_json(indent=2))
-    elif not args.stream:
+    else:
         print(render_result(result))
     return 0 if result.status == "passed" else EXIT_FAILED

@@ -15,6 +15,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import aiohttp
 import asyncpg
 import pytest
 from fleet_processes import SLOW_SOLUTION, Fleet, wait_live, wait_until
@@ -79,7 +80,7 @@ async def test_login_submit_follow_result_and_board_through_the_api(
         assert (row["status"], row["runner"], row["external_id"]) == ("passed", "cli-runner", "discord:4242")
 
         streamed = await asyncio.to_thread(
-            arena, env, "submit", "vector_add", str(example), "--mode", "test", "--server", "--stream"
+            arena, env, "submit", "vector_add", str(example), "--mode", "test", "--server", "--stream", "--json"
         )
         assert streamed.returncode == 0, streamed.stderr + fleet.logs()
         events = [json.loads(line) for line in streamed.stdout.splitlines()]
@@ -101,6 +102,13 @@ async def test_login_submit_follow_result_and_board_through_the_api(
         board = await asyncio.to_thread(arena, env, "leaderboard", "vector_add", "--gpu", "cpu")
         assert board.returncode == 0, board.stderr
         assert "ada" in board.stdout and f"#{row['id']}" in board.stdout
+        # The same board through the API, with the caller's own row.
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {made.token}"}) as http:
+            async with http.get(f"{fleet.api_url}/v1/leaderboards/vector_add?gpu_type=cpu") as response:
+                assert response.status == 200, await response.text()
+                api_board = await response.json()
+        assert [(e["rank"], e["user"], e["submission_id"]) for e in api_board["entries"]] == [(1, "ada", row["id"])]
+        assert api_board["caller"]["submission_id"] == row["id"]
 
         # Another user's submission reads as not found, with the API's code and exit 2.
         other = await create_token(pool, "discord:7", "bob", "laptop")
