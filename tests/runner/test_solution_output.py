@@ -86,7 +86,16 @@ async def executor(state_dir: Path) -> Executor:
     return await Executor.from_settings(settings_for(state_dir, secrets.token_hex(24)))
 
 
+# A run the runner answers with `host_busy` (its host too loaded for a check to decide) is tried again, as the
+# dispatcher does: that answer is never a verdict on the solution.
+HOST_BUSY_RETRIES = 2
+
+
 async def _run(executor: Executor, request: JobRequest) -> SubmissionResult:
+    for _ in range(HOST_BUSY_RETRIES):
+        result = await run_job(request, executor=executor)
+        if result.error is None or result.error.code != "host_busy":
+            return result
     return await run_job(request, executor=executor)
 
 
