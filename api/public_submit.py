@@ -23,6 +23,7 @@ from api.user_auth import authenticate
 from core.service import ArenaService, check_attachment
 from core.store import fleet as fleet_store
 from runner.api import MAX_SOURCE_BYTES
+from runner.names import DTYPES, MODES
 
 SERVICE = web.AppKey("submit_service", ArenaService)
 # A text field (a slug, a dtype) is short; anything longer is not one.
@@ -209,8 +210,8 @@ def openapi_paths() -> dict[str, Any]:
         "properties": {
             "problem": {"type": "string", "description": "the problem's slug"},
             "file": {"type": "string", "format": "binary", "description": "the source: a .cu or .py file"},
-            "dtype": {"type": "string", "default": "float32"},
-            "mode": {"type": "string", "enum": ["test", "benchmark", "ranked", "profile"], "default": "benchmark"},
+            "dtype": {"type": "string", "enum": list(DTYPES), "default": "float32"},
+            "mode": {"type": "string", "enum": list(MODES), "default": "benchmark"},
             "gpu": {"type": "string", "description": "the GPU pool (default: the only one)"},
             "profile_case": {"type": "integer", "minimum": 0, "description": "with mode profile: the case"},
         },

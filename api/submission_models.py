@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.store.submissions import Submission
 from core.submission_events import SubmissionEvent
 from runner.api import SubmissionResult
+from runner.names import DType, Language, Method, Mode, ScoreMetric, StoredStatus
 
 EventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "result"]
 JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
@@ -30,10 +31,10 @@ class SubmissionAccepted(_Wire):
     id: int = Field(description="the submission's id")
     problem: str = Field(description="the problem's slug")
     file_name: str
-    language: str
-    dtype: str
+    language: Language
+    dtype: DType
     data_type: str = Field(description="what `dtype` reads as for this problem (e.g. uint32 for a finite field)")
-    mode: str
+    mode: Mode
     gpu_type: str = Field(description="the GPU pool it runs on")
     queue_position: int = Field(ge=0, description="its place in the queue of its pool (1: next); 0 once it left")
     start_in_s: float | None = Field(None, description="when it should start, from the pool's latest jobs")
@@ -49,14 +50,14 @@ class SubmissionSummary(_Wire):
     problem: str
     problem_version: int
     file_name: str
-    language: str
-    dtype: str
-    mode: str
+    language: Language
+    dtype: DType
+    mode: Mode
     gpu_type: str
-    status: str = Field(description="queued, running, passed, failed or error")
+    status: StoredStatus
     score: float | None = Field(None, description="the ranking figure (geometric-mean GFLOPS or GB/s)")
-    score_metric: str | None = None
-    method: str | None = Field(None, description="the timing method its runner used")
+    score_metric: ScoreMetric | None = None
+    method: Method | None = Field(None, description="the timing method its runner used")
     error_code: str | None = None
     error_message: str | None = None
     created_at: datetime
@@ -106,7 +107,7 @@ class SubmissionCode(_Wire):
     id: int
     owner: str
     file_name: str
-    language: str
+    language: Language
     source: str
 
 
