@@ -80,8 +80,14 @@ async def follow(
             if event.type == "result":
                 return
         job = await _latest_job(pool, submission_id)
-        if job is None or (not moves and job.state in jobs.FINAL_STATES):
-            return  # resumed after its end: nothing more will come
+        if job is None:
+            return
+        if job.state in jobs.FINAL_STATES and not moves:
+            # The job's state and its final move are written in one transaction: a job read as ended whose move
+            # this poll missed ended in between, and the move is there now. None at all: resumed after the end.
+            if not await submission_feed.moves_after(pool, submission_id, after, limit=1):
+                return
+            continue
         if job.state == "queued" and (place_read_at is None or loop.time() - place_read_at >= pace.place_every_s):
             place_read_at = loop.time()
             estimate = await jobs.start_estimate(pool, job.id)
