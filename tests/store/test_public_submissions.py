@@ -202,6 +202,10 @@ async def test_refusals_are_problem_details_with_stable_codes(client: TestClient
     await refused(404, "problem_not_found", data=upload(problem="vector_ad"), headers=alice)
     await refused(422, "unsupported_dtype", data=upload(dtype="int4"), headers=alice)
     await refused(422, "validation_failed", data=upload(colour="blue"), headers=alice)
+    garbled = {**alice, "Content-Type": "multipart/form-data; boundary=xyz"}
+    await refused(400, "bad_request", data=b"--abc\r\nnot a part at all", headers=garbled)
+    no_boundary = {**alice, "Content-Type": "multipart/form-data"}
+    await refused(400, "bad_request", data=b"problem=vector_add", headers=no_boundary)
     missing = aiohttp.FormData(default_to_multipart=True)
     missing.add_field("problem", "vector_add")
     await refused(422, "validation_failed", data=missing, headers=alice)
