@@ -71,6 +71,11 @@ async def follow(
         yield submitted
     place_read_at: float | None = None
     loop = asyncio.get_running_loop()
+    # The job's state as the moves tell it, so that a poll costs one query while nothing happens; read from the job
+    # row only until a move has been seen (a resumed stream, or one whose job has not moved yet).
+    job_id: int | None = None
+    state: str | None = None
+    attempt = 1  # while queued: the attempt it waits for
     while True:
         moves = await submission_feed.moves_after(pool, submission_id, after)
         for move in moves:
@@ -79,18 +84,22 @@ async def follow(
             yield event
             if event.type == "result":
                 return
-        job = await _latest_job(pool, submission_id)
-        if job is None:
-            return
-        if job.state in jobs.FINAL_STATES and not moves:
-            # The job's state and its final move are written in one transaction: a job read as ended whose move
-            # this poll missed ended in between, and the move is there now. None at all: resumed after the end.
-            if not await submission_feed.moves_after(pool, submission_id, after, limit=1):
+            job_id, state, attempt = move.job_id, move.to_state, event.attempt
+        if state is None or (state in jobs.FINAL_STATES and not moves):
+            job = await _latest_job(pool, submission_id)
+            if job is None:
                 return
-            continue
-        if job.state == "queued" and (place_read_at is None or loop.time() - place_read_at >= pace.place_every_s):
+            job_id, state, attempt = job.id, job.state, job.attempts + (1 if job.state == "queued" else 0)
+            if state in jobs.FINAL_STATES:
+                # The job's state and its final move are written in one transaction: a job read as ended whose
+                # move this poll missed ended in between, and the move is there now. None: resumed after the end.
+                if not await submission_feed.moves_after(pool, submission_id, after, limit=1):
+                    return
+                continue
+        if state == "queued" and (place_read_at is None or loop.time() - place_read_at >= pace.place_every_s):
+            assert job_id is not None
             place_read_at = loop.time()
-            estimate = await jobs.start_estimate(pool, job.id)
+            estimate = await jobs.start_estimate(pool, job_id)
             if estimate.position and estimate.position != said_place:
                 said_place = estimate.position
                 yield SubmissionEvent(
@@ -98,11 +107,11 @@ async def follow(
                     type="queue",
                     submission_id=submission_id,
                     state="queued",
-                    attempt=job.attempts + 1,
+                    attempt=attempt,
                     position=estimate.position,
                     start_in_s=estimate.start_in_s,
                 )
-        elif job.state != "queued":
+        elif state != "queued":
             said_place, place_read_at = None, None
         await asyncio.sleep(pace.poll_s)
 
