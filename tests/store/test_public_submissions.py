@@ -17,12 +17,14 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from store_helpers import add_problems, result_for
 
+from api import public_events
 from api.app import create_app, openapi_document
 from api.settings import ApiSettings
 from core import fleet
 from core.results import record_result
 from core.settings import RateLimitSettings, Settings
 from core.store import jobs
+from core.submission_events import FollowPace
 from core.submissions import SubmitRequest
 from core.submissions import submit as core_submit
 from core.tokens import create_token
@@ -223,3 +225,23 @@ async def test_an_idempotency_key_answers_the_first_submission_again(client: Tes
     first = await submit(client, alice)
     again = await submit(client, alice)
     assert again["id"] == first["id"] and again["duplicate"] and not first["duplicate"]
+
+
+async def test_a_waiting_submission_hears_its_place_as_it_moves(pool: asyncpg.Pool) -> None:
+    """`queue` events say the place while it changes; they carry no id, so a resumed stream does not replay them."""
+    await add_problems(pool)
+    await fleet.create_join_token(pool, "cpu", lifetime=timedelta(hours=1))
+    app = create_app(pool, ApiSettings(dispatch=False, arena=Settings(rate=RATES)))
+    app[public_events.PACE] = FollowPace(poll_s=0.05, place_every_s=0.1)
+    async with TestClient(TestServer(app)) as client:
+        ahead = await submit(client, await bearer(pool, "bob"))
+        alice = await bearer(pool)
+        mine = await submit(client, alice)
+        assert mine["queue_position"] == 2
+        stream = await client.get(mine["events"], headers=alice)
+        assert [(i, e["position"]) for i, e in await read_events(stream, 1)] == [("0", 2)]
+        first = (await jobs.jobs_of(pool, ahead["id"]))[0]
+        assert await jobs.claim_job(pool, first.id, "test-owner", 30.0, "runner-a") is not None
+        [(event_id, moved)] = await read_events(stream, 1)
+        assert event_id is None and (moved["type"], moved["position"], moved["attempt"]) == ("queue", 1, 1)
+        stream.close()
