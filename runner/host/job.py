@@ -334,7 +334,9 @@ class _JobRun:
             limit = processes.launcher.memory_limit
             return self.fail("memory_limit", describe_memory_limit(limit), await processes.launcher.output())
         if result is not None and result.error is not None and result.error.code == "crashed":
-            return await self._launcher_failure(processes.launcher, clock)
+            # The judge read what the solution printed before it died; the exit status says why it died.
+            failure = await self._launcher_failure(processes.launcher, clock)
+            return failure.model_copy(update={"output": result.output})
         if result is not None:
             return result
         if problem is None:  # the judge's pipe ended without a result

@@ -88,15 +88,23 @@ class TakeOutput:
 
 
 @dataclass(frozen=True)
+class OutputFiles:
+    """The capture files' descriptors, sent with the reply: the judge reads what is left in them itself when the
+    launcher dies, since a dead launcher reports nothing."""
+
+    op: ClassVar[str] = "output_files"
+
+
+@dataclass(frozen=True)
 class Exit:
     """The job is over: the launcher returns."""
 
     op: ClassVar[str] = "exit"
 
 
-Request = Prepare | Load | Share | Call | Time | Threads | Warmup | TakeOutput | Exit
+Request = Prepare | Load | Share | Call | Time | Threads | Warmup | TakeOutput | OutputFiles | Exit
 REQUESTS: dict[str, type[Request]] = {
-    cls.op: cls for cls in (Prepare, Load, Share, Call, Time, Threads, Warmup, TakeOutput, Exit)
+    cls.op: cls for cls in (Prepare, Load, Share, Call, Time, Threads, Warmup, TakeOutput, OutputFiles, Exit)
 }
 
 

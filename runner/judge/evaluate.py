@@ -8,6 +8,7 @@ inputs, owns the expected outputs, verifies, and computes every statistic.
 from __future__ import annotations
 
 import logging
+import os
 import platform
 import secrets
 import time
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from problems.base import DeviceKind, Problem, TestCase
 from problems.verification import describe_mismatch, is_poisoned
 from runner.api import (
+    OUTPUT_KEEP_BYTES,
     CaseTiming,
     ErrorInfo,
     JobEvent,
@@ -97,6 +99,8 @@ class Evaluation:
     output: list[PhaseOutput] = field(default_factory=list)
     # The phase whose printed output has not been collected yet (None between phases).
     printing: str | None = None
+    # The launcher's capture files (stdout's, stderr's), read here directly when the launcher dies.
+    capture_files: tuple[int, int] | None = None
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -164,12 +168,28 @@ def _collect_output(ev: Evaluation, link: LauncherLink, *, failing: bool = False
             raise
         log.debug("no output for phase %s: %s", phase, exc.message)
         return
+    _keep(ev, phase, (printed.stdout, printed.stdout_cut), (printed.stderr, printed.stderr_cut))
+
+
+def _read_left_output(ev: Evaluation) -> None:
+    """The launcher died during `ev.printing`: what it printed until then, read from the capture files it sent."""
+    phase, ev.printing = ev.printing, None
+    if phase is None or ev.capture_files is None:
+        return
+    streams: list[tuple[str, int]] = []
+    for fd in ev.capture_files:
+        try:
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, min(size, OUTPUT_KEEP_BYTES), 0) if size else b""
+        except OSError:
+            size, data = 0, b""
+        streams.append((data.decode("utf-8", "replace"), max(size - len(data), 0)))
+    _keep(ev, phase, streams[0], streams[1])
+
+
+def _keep(ev: Evaluation, phase: str, stdout: tuple[str, int], stderr: tuple[str, int]) -> None:
     kept = PhaseOutput(
-        phase=phase,
-        stdout=printed.stdout,
-        stderr=printed.stderr,
-        stdout_cut_bytes=printed.stdout_cut,
-        stderr_cut_bytes=printed.stderr_cut,
+        phase=phase, stdout=stdout[0], stderr=stderr[0], stdout_cut_bytes=stdout[1], stderr_cut_bytes=stderr[1]
     )
     if not kept.empty:
         ev.output.append(kept)
@@ -205,9 +225,15 @@ def evaluate(
     except WithdrawnError:
         return None
     except SubmissionError as exc:
-        if not isinstance(exc, CallTimeoutError | LauncherLostError):
-            _collect_output(ev, link, failing=True)  # prints are what one debugs a failure with
+        # What the solution printed is what one debugs a failure with.
+        if isinstance(exc, LauncherLostError):
+            _read_left_output(ev)
+        elif not isinstance(exc, CallTimeoutError):
+            _collect_output(ev, link, failing=True)
         result = ev.result("failed" if isinstance(exc, WrongAnswerError) else "error", exc.info())
+    finally:
+        for fd in ev.capture_files or ():
+            os.close(fd)
     ev.events.emit("done", message=result.status, result=result)
     return result
 
@@ -233,6 +259,7 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
     with ev.phase("compile"):
         ev.events.emit("compiling", phase="nvcc" if req.language == "cuda" else "import")
         ev.printing = "load"
+        ev.capture_files = link.output_files()
         link.load(req)
         _collect_output(ev, link)
         ev.events.emit("compiled", phase="nvcc" if req.language == "cuda" else "import")

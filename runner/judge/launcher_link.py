@@ -7,6 +7,7 @@ becomes the SubmissionError it names, and the end of the channel means the launc
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,10 +44,14 @@ class LauncherLink:
         self.channel = channel
 
     def request(
-        self, request: messages.Request, fds: tuple[int, ...] = (), timeout_s: float = REPLY_TIMEOUT_S
+        self,
+        request: messages.Request,
+        fds: tuple[int, ...] = (),
+        timeout_s: float = REPLY_TIMEOUT_S,
+        received: list[int] | None = None,
     ) -> dict[str, Any]:
         """Send one request and return its successful reply's JSON; an error reply raises the SubmissionError it
-        names."""
+        names. Descriptors that come back are closed, unless `received` is given to keep them."""
         try:
             self.channel.send(messages.encode_request(request), fds)
             reply, extra_fds = self.channel.receive(timeout_s)
@@ -61,8 +66,11 @@ class LauncherLink:
             raise LauncherLostError(
                 "The process running your solution ended or stopped answering during a call."
             ) from exc
-        for fd in extra_fds:  # nothing should come back this way
-            os.close(fd)
+        for fd in extra_fds:
+            if received is not None:
+                received.append(fd)
+            else:  # nothing should come back this way
+                os.close(fd)
         if reply.get("ok") is True:
             return reply
         error = reply.get("error")
@@ -124,6 +132,19 @@ class LauncherLink:
             ) from None
         with _readable():
             return messages.decode_printed(reply, OUTPUT_KEEP_BYTES)
+
+    def output_files(self) -> tuple[int, int] | None:
+        """The launcher's capture files (stdout's, stderr's), opened here too: two regular files, or None (and
+        nothing kept) when it sent anything else."""
+        received: list[int] = []
+        try:
+            self.request(messages.OutputFiles(), received=received)
+        finally:
+            regular = len(received) == 2 and all(stat.S_ISREG(os.fstat(fd).st_mode) for fd in received)
+            if not regular:
+                for fd in received:
+                    os.close(fd)
+        return (received[0], received[1]) if regular else None
 
     def warmup(self) -> None:
         self.request(messages.Warmup())

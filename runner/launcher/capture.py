@@ -5,7 +5,9 @@ The launcher's channel to the judge is a socket on another descriptor, so nothin
 for a reply. The files are opened with O_APPEND before the submission is imported, and kept open here under
 descriptors of their own: `take` reads each one's first bytes and size through those, then empties it for the
 next phase, whatever the solution did to descriptors 1 and 2 meanwhile. A flood costs disk, not memory, and the
-sandbox's file-size limit bounds it; only `keep` bytes of each stream travel back.
+sandbox's file-size limit bounds it; only `keep` bytes of each stream travel back. Both streams are line-buffered,
+and the judge holds the same files (their descriptors sent over the channel): when the launcher dies, the judge
+reads what it printed up to then itself.
 """
 
 from __future__ import annotations
@@ -39,6 +41,20 @@ def _libc_fflush() -> object | None:
     return fflush
 
 
+_IOLBF = 1  # glibc's value for setvbuf's line-buffered mode
+
+
+def _line_buffer_c_stdout() -> None:
+    """C's stdout line-buffered: a file would otherwise be fully buffered, and lost with a crash."""
+    try:
+        libc = ctypes.CDLL(None)
+        stdout = ctypes.c_void_p.in_dll(libc, "stdout")
+        libc.setvbuf.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_size_t]
+        libc.setvbuf(stdout, None, _IOLBF, 0)
+    except (OSError, AttributeError, ValueError):
+        return
+
+
 class OutputCapture:
     """Descriptors 1 and 2 redirected to `<folder>/stdout` and `<folder>/stderr`; the launcher's own log keeps
     the process's original stderr (`log_stream`)."""
@@ -55,6 +71,15 @@ class OutputCapture:
         self.log_stream: TextIO = os.fdopen(original_stderr, "w", buffering=1, encoding="utf-8", errors="replace")
         for target, file_fd in zip((1, 2), self._files, strict=True):
             os.dup2(file_fd, target)
+        # Line by line, so that what was printed before a crash is in the files for the judge to read.
+        with contextlib.suppress(Exception):
+            sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        _line_buffer_c_stdout()
+
+    @property
+    def files(self) -> tuple[int, int]:
+        """The capture files' own descriptors (stdout's, stderr's)."""
+        return self._files
 
     def _flush_python(self) -> None:
         for stream in (sys.__stdout__, sys.__stderr__, sys.stdout, sys.stderr):

@@ -45,7 +45,7 @@ class Launcher:
         self.capture: OutputCapture | None = None
 
     def serve(self) -> None:
-        handlers: dict[type, Callable[[Any, list[int]], messages.Reply]] = {
+        handlers: dict[type, Callable[[Any, list[int]], messages.Reply | tuple[messages.Reply, tuple[int, ...]]]] = {
             messages.Prepare: self.prepare,
             messages.Load: self.load,
             messages.Share: self.share,
@@ -54,6 +54,7 @@ class Launcher:
             messages.Warmup: self.warmup,
             messages.Threads: self.threads,
             messages.TakeOutput: self.take_output,
+            messages.OutputFiles: self.output_files,
         }
         while True:
             try:
@@ -67,11 +68,13 @@ class Launcher:
                 continue
             if isinstance(request, messages.Exit):
                 return
+            passed: tuple[int, ...] = ()
             try:
-                reply = handlers[type(request)](request, fds)
+                answer = handlers[type(request)](request, fds)
+                reply, passed = answer if isinstance(answer, tuple) else (answer, ())
             except Exception as exc:
                 reply = messages.Failed(self._describe(exc))
-            self._send(messages.encode_reply(reply))
+            self._send(messages.encode_reply(reply), passed)
 
     def _describe(self, exc: Exception) -> dict[str, Any]:
         from runner.errors import SubmissionError
@@ -128,6 +131,11 @@ class Launcher:
             return messages.Printed("", "", 0, 0)
         stdout, stderr = self.capture.take()
         return messages.Printed(stdout.text, stderr.text, stdout.cut_bytes, stderr.cut_bytes)
+
+    def output_files(self, _request: messages.OutputFiles, _fds: list[int]) -> tuple[messages.Done, tuple[int, ...]]:
+        self.start_capture()
+        assert self.capture is not None
+        return messages.Done(), self.capture.files
 
     def share(self, request: messages.Share, fds: list[int]) -> messages.Done:
         import torch

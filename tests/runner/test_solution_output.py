@@ -81,6 +81,21 @@ def solution(a, b, c, n):
 """
 
 
+# Python's print and C's printf, then a crash: a dead launcher reports nothing, so the judge reads the capture files.
+PRINTS_THEN_ABORTS = """
+import ctypes
+import os
+
+libc = ctypes.CDLL(None)
+
+
+def solution(a, b, c, n):
+    print(f"about to crash on n={n}")
+    libc.printf(b"from C before the crash\\n")
+    os.abort()
+"""
+
+
 @pytest.fixture
 async def executor(state_dir: Path) -> Executor:
     return await Executor.from_settings(settings_for(state_dir, secrets.token_hex(24)))
@@ -157,6 +172,14 @@ async def test_output_printed_before_a_wrong_answer_is_shown(executor: Executor)
     result = await _run(executor, job_request(PRINTS_THEN_FAILS))
     assert result.status == "failed", result
     assert _phase(result, "test").stdout.startswith("debug: a[0]=")
+
+
+async def test_what_was_printed_before_a_crash_is_shown_with_the_crash(executor: Executor) -> None:
+    result = await _run(executor, job_request(PRINTS_THEN_ABORTS))
+    assert result.error is not None and result.error.code == "crashed", result.error
+    assert "SIGABRT" in result.error.message
+    test = _phase(result, "test")
+    assert test.stdout.splitlines() == ["about to crash on n=7", "from C before the crash"], test
 
 
 CUDA_PRINTF = r"""
