@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 
 import asyncpg
 import pytest
@@ -54,9 +54,9 @@ class CountingPool(RunnerPool):
 
     looks = 0
 
-    def acquire(self, gpu_type: str):  # type: ignore[no-untyped-def]
+    def acquire(self, gpu_type: str, *, passed_over: Collection[str] = ()):  # type: ignore[no-untyped-def]
         self.looks += 1
-        return super().acquire(gpu_type)
+        return super().acquire(gpu_type, passed_over=passed_over)
 
     async def wait_for_looks(self, more: int, timeout_s: float = 60.0) -> None:
         target = self.looks + more
