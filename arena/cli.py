@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_unavailable(sub: argparse._SubParsersAction, name: str, exc: ImportError) -> None:
     message = (
         f"`arena {name}` needs the package {exc.name or 'that is missing'}: "
-        "install it with `pip install 'kernel-arena[bot]'`."
+        "install the bot extra from the project's checkout: `pip install -e '.[bot]'` (docs/operations.md)."
     )
 
     def unavailable(args: argparse.Namespace) -> int:

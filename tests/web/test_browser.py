@@ -41,7 +41,7 @@ def _require_browser() -> tuple[str, str]:
     try:
         import selenium  # noqa: F401
     except ImportError:
-        found, reason = None, "needs selenium (pip install 'kernel-arena[dev]')"
+        found, reason = None, "needs selenium (pip install -e '.[dev]' in the checkout)"
     if found is None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the browser test: it {reason}; scripts/setup-browser.sh installs them")
