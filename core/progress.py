@@ -117,7 +117,7 @@ class ProgressHub:
 
 
 def describe_place(position: int) -> str:
-    """'4', or '1,000+' for a place at the count's cap (core.store.jobs.PLACE_CAP: the place reads at most that
+    """'4', or '200+' for a place at the count's cap (core.store.jobs.PLACE_CAP: the place reads at most that
     many waiting users)."""
     return f"{position:,}+" if position >= PLACE_CAP else f"{position:,}"
 

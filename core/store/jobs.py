@@ -442,10 +442,12 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
 # It reads the waiting users (`queue_waiters`, one row per user and mode, with how many of their queued jobs are
 # re-runs), not the queued jobs, and at most PLACE_CAP of them per part, so that a burst of thousands of
 # submissions, each told its place, costs each submission a bounded read: a place of PLACE_CAP or more is given as
-# PLACE_CAP ("1,000+"). For the usual first job of a user in its mode (k = 1), the users ahead are one range of
+# PLACE_CAP ("200+"). For the usual first job of a user in its mode (k = 1), the users ahead are one range of
 # that index. The queued jobs are read only for a user with several of the mode queued (their k), unless $2 says
 # the job is its user's newest (a submission's own receipt), and for a re-run's place among the re-runs.
-PLACE_CAP = 1000
+# 200: past that a place is a long wait on most pools, and the read grows with the cap (a burst of 10,000
+# submissions at 10 million rows went at 638 a second with 1,000, at 775 with 200: bench/store_10m.md).
+PLACE_CAP = 200
 _NO_JOB_ID = 9223372036854775807  # past every job id: a user never served waits behind every user never served
 _EARLIER_MODES = "(ARRAY[{}]::text[])[1:(SELECT mode_rank FROM me) - 1]".format(
     ", ".join(f"'{m}'" for m in MODE_PRIORITY)
