@@ -31,7 +31,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
@@ -105,14 +105,24 @@ class RunnerPool:
         self._gone: set[str] = set()
         self._draining: set[str] = set()
         self._quarantined: set[str] = set()
+        # Slots of each fleet runner taken by other dispatchers' jobs, from the store's count at the last update (or
+        # a claim that found the runner full): this dispatcher tries no claim for a runner they fill.
+        self._elsewhere: dict[str, int] = {}
         self.freed = asyncio.Event()
 
     def update(
-        self, runners: Iterable[JobRunner], *, draining: Iterable[str] = (), quarantined: Iterable[str] = ()
+        self,
+        runners: Iterable[JobRunner],
+        *,
+        draining: Iterable[str] = (),
+        quarantined: Iterable[str] = (),
+        in_flight: Mapping[str, int] | None = None,
     ) -> tuple[list[str], list[str]]:
         """Make the pool the given runners (the fleet's live ones, read from the store): new ones join, a runner
         object that changed (a runner that joined again) replaces the old one, and one no longer listed leaves
-        once its jobs are done. Returns the names that joined and those that left."""
+        once its jobs are done. `in_flight` is the store's count of each runner's jobs in flight, every
+        dispatcher's: those beyond this one's own take slots here too. Returns the names that joined and those that
+        left."""
         listed = {r.name: r for r in runners if r.name not in self._static}
         listed |= {name: self._runners[name] for name in self._static}
         joined = [name for name, r in listed.items() if self._runners.get(name) is not r]
@@ -127,6 +137,12 @@ class RunnerPool:
                 self._drop(name)
         self._draining = set(draining) & set(listed)
         self._quarantined = set(quarantined) & set(listed)
+        counted = in_flight or {}
+        self._elsewhere = {
+            name: count - self._busy.get(name, 0)
+            for name, count in counted.items()
+            if count > self._busy.get(name, 0) and name in listed
+        }
         if joined:
             self.freed.set()
         return joined, left
@@ -170,7 +186,7 @@ class RunnerPool:
             for r in self._runners.values()
             if r.gpu_type == gpu_type
             and r.name not in passed_over
-            and self._busy[r.name] < r.slots
+            and self._busy[r.name] + self._elsewhere.get(r.name, 0) < r.slots
             and r.name not in self._down
             and self._takes_jobs(r.name)
         ]
@@ -179,6 +195,12 @@ class RunnerPool:
         runner = min(free, key=lambda r: self._busy[r.name] / r.slots)
         self._busy[runner.name] += 1
         return runner
+
+    def mark_full(self, name: str) -> None:
+        """The store says other dispatchers fill the runner's free slots: none is tried until the next update."""
+        runner = self._runners.get(name)
+        if runner is not None:
+            self._elsewhere[name] = max(runner.slots - self._busy.get(name, 0), 0)
 
     def acquire_named(self, name: str) -> JobRunner | None:
         """Reserve a slot on the runner called `name` (to re-attach to a job it holds)."""
@@ -442,6 +464,7 @@ class Dispatcher:
                 if lease is None:
                     self._runners.release(runner, wake=False)  # nothing queued: not a reason to look again
                     if not await jobs.runner_has_room(self._pool, runner.name):
+                        self._runners.mark_full(runner.name)
                         full.add(runner.name)
                         continue
                     break

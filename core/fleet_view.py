@@ -83,6 +83,7 @@ class FleetView:
             built.values(),
             draining=[r.name for r in live if r.state == "draining"],
             quarantined=[r.name for r in live if r.quarantined],
+            in_flight={r.name: r.in_flight for r in live},
         )
         for name in joined:
             log.info("runner %s takes jobs", name)

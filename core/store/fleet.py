@@ -62,6 +62,7 @@ class LiveRunner:
     state: str
     quarantined: bool
     secret: str
+    in_flight: int = 0  # jobs in flight that name it, whichever dispatcher sent them
 
 
 _RUNNER_COLUMNS = """id, name, gpu_type, state, url, slots, hardware, joined_at, registered_at, last_seen_at, left_at,
@@ -205,10 +206,13 @@ async def sweep_silent(conn: Conn, timeout_s: float) -> list[RunnerRow]:
 
 
 async def live_runners(conn: Conn, timeout_s: float) -> list[LiveRunner]:
-    """Registered runners heard from within `timeout_s`, with their secrets: the dispatchers' view of the fleet."""
+    """Registered runners heard from within `timeout_s`, with their secrets and their jobs in flight: the
+    dispatchers' view of the fleet."""
     rows = await conn.fetch(
         """SELECT r.id, r.name, r.gpu_type, r.url, r.slots, r.state, r.quarantined_at IS NOT NULL AS quarantined,
-            s.secret
+            s.secret,
+            (SELECT count(*) FROM jobs j WHERE j.runner = r.name AND j.state IN ('dispatched', 'running'))
+                AS in_flight
         FROM runners r JOIN runner_secrets s ON s.runner_id = r.id
         WHERE r.state IN ('active', 'draining') AND r.url IS NOT NULL
           AND r.last_seen_at >= now() - make_interval(secs => $1)

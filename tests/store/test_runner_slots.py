@@ -7,9 +7,10 @@ import asyncio
 from datetime import timedelta
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request
+from store_helpers import ROOMY, ScriptedRunner, add_problems, request
 
 from core import fleet
+from core.dispatch import RunnerPool
 from core.fleet import FleetSettings
 from core.store import fleet as fleet_store
 from core.store import jobs
@@ -75,3 +76,24 @@ async def test_a_runner_that_left_has_no_room_counted_for_its_old_row(pool: asyn
     # Joined again under the same name, with the first job still in flight on the machine: still full.
     await _runner(pool, "box-1", slots=1)
     assert await jobs.claim_next(pool, "h100", "api-b", LEASE_S, "box-1") is None
+
+
+async def _never(key: str, request: object) -> object:
+    raise AssertionError("no job runs in this test")
+
+
+def test_a_dispatchers_pool_leaves_out_the_slots_other_dispatchers_fill() -> None:
+    a, b = ScriptedRunner("box-a", _never, slots=2), ScriptedRunner("box-b", _never, slots=1)  # type: ignore[arg-type]
+    pool = RunnerPool()
+    pool.update([a, b], in_flight={"box-a": 2, "box-b": 0})
+    # box-a's two slots run other dispatchers' jobs: only box-b is offered, once.
+    assert pool.acquire("h100") is b
+    assert pool.acquire("h100") is None
+    # The next view of the store finds one of box-a's jobs done.
+    pool.update([a, b], in_flight={"box-a": 1, "box-b": 1})
+    assert pool.acquire("h100") is a
+    assert pool.acquire("h100") is None
+    # A claim that finds box-a full after all (its slot taken since the view) marks it until the next view.
+    pool.release(a, wake=False)
+    pool.mark_full("box-a")
+    assert pool.acquire("h100") is None

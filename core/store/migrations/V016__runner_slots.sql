@@ -1,19 +1,21 @@
 -- A runner's slots, counted in the store. Each dispatcher (every replica of the API runs one) kept its own count of
 -- the jobs it had sent to each runner, so two dispatchers could each send a runner of one slot a job at once: the
--- second waited in the runner's own queue while another runner stood idle. A claim for a fleet runner now takes the
--- runner's row lock first, and finds room only while fewer of the jobs in flight name it than it has slots.
+-- second waited in the runner's own queue while another runner stood idle. A claim for a fleet runner now takes a
+-- lock of that runner's first, and finds room only while fewer of the jobs in flight name it than it has slots.
 
 -- In a function, so that the count is a statement of its own: under READ COMMITTED it sees the claims that
 -- committed while this one waited for the lock, which a subquery of the claim's own statement (its snapshot taken
--- before the wait) would not. The lock is held until the claim commits, so claims for one runner go one at a time.
--- A runner the fleet does not list (the local runner of a bot or CLI) has room whenever its one dispatcher says so.
+-- before the wait) would not. The lock is a transaction-level advisory lock on the runner's name, held until the
+-- claim commits, so claims for one runner go one at a time; unlike the row's lock it writes nothing and does not
+-- hold up the runner's heartbeats. A runner the fleet does not list (the local runner of a bot or CLI) has room
+-- whenever its one dispatcher says so.
 CREATE FUNCTION runner_has_room(runner_name text) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     capacity integer;
 BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('runner-slots:' || runner_name, 0));
     SELECT slots INTO capacity FROM runners
-    WHERE name = runner_name AND state IN ('joined', 'active', 'draining')
-    FOR UPDATE;
+    WHERE name = runner_name AND state IN ('joined', 'active', 'draining');
     IF NOT FOUND THEN
         RETURN true;
     END IF;
