@@ -197,8 +197,12 @@ async def revoke_token(pool: asyncpg.Pool, external_id: str, which: str | int) -
     return row
 
 
-async def verify_token(pool: asyncpg.Pool, token: str, *, now: datetime | None = None) -> VerifiedToken:
-    """The live token `token` and its owner. Raises TokenInvalidError, TokenExpiredError or TokenRevokedError."""
+async def verify_token(
+    pool: asyncpg.Pool, token: str, *, now: datetime | None = None, record_use: bool = True
+) -> VerifiedToken:
+    """The live token `token` and its owner. Raises TokenInvalidError, TokenExpiredError or TokenRevokedError.
+
+    `record_use=False` only reads: the web checks its sessions' tokens through a pool that may not write."""
     if not looks_like_token(token):
         raise TokenInvalidError(
             f"This is not a personal token: they start with `{TOKEN_PREFIX}`; make one with /token create."
@@ -216,7 +220,8 @@ async def verify_token(pool: asyncpg.Pool, token: str, *, now: datetime | None =
             f"This token ({row.name}) expired at {row.expires_at:%Y-%m-%d %H:%M} UTC; "
             "make a new one with /token create."
         )
-    await store.mark_used(pool, row.id, LAST_USED_EVERY_S)
+    if record_use:
+        await store.mark_used(pool, row.id, LAST_USED_EVERY_S)
     return VerifiedToken(
         token_id=row.id,
         user_id=row.user_id,

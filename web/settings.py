@@ -30,6 +30,18 @@ class WebSettings(BaseSettings):
         None, description="the web's own login (one that may only read); unset: the store's DATABASE_URL"
     )
     store: StoreSettings = Field(default_factory=StoreSettings)
+    # Sign in with Discord (web/signin.py, docs/web.md): off while `secret` is unset.
+    secret: SecretStr | None = Field(
+        None, description="key of the signed sign-in cookies and CSRF tokens (32+ random bytes); unset: sign-in off"
+    )
+    discord_client_id: str | None = Field(None, description="the Discord application's client id (OAuth2)")
+    discord_client_secret: SecretStr | None = Field(None, description="the Discord application's client secret")
+    discord_url: str = Field("https://discord.com", description="Discord's address (a fake Discord's in tests)")
+    public_url: str | None = Field(
+        None, description="the web's address as browsers reach it, e.g. https://arena.example.org (redirect URI)"
+    )
+    api_url: str = Field("http://127.0.0.1:8800", description="the API service (`arena api`) that signs users in")
+    session_days: int = Field(7, ge=1, le=30, description="how long a sign-in lasts before it must be made again")
 
     def reader_store(self) -> StoreSettings:
         """The store's settings, with the web's own login where one is set."""
