@@ -26,7 +26,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from api import public_events, public_read, public_submit, public_subs
+from api import public_events, public_read, public_submit, public_subs, web_sessions
 from api.pool_check import pool_mismatch
 from api.problems_json import Problem, problem_middleware
 from api.read_models import MODELS as READ_MODELS
@@ -250,6 +250,7 @@ def openapi_document() -> dict[str, Any]:
         Problem,
         *SUBMISSION_MODELS,
         *READ_MODELS,
+        *web_sessions.MODELS,
     ]
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
     err = _answer(ApiError, "error")
@@ -323,7 +324,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
-    for module in (public_submit, public_subs, public_events, public_read):
+    for module in (public_submit, public_subs, public_events, public_read, web_sessions):
         for path, item in module.openapi_paths().items():
             paths.setdefault(path, {}).update(item)
     return {
@@ -351,6 +352,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     public_subs.register(app, pool)
     public_events.register(app, pool)
     public_read.register(app, pool, settings)
+    web_sessions.register(app, pool, settings)
     app.add_routes(
         [
             web.get("/healthz", healthz),

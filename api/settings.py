@@ -32,5 +32,12 @@ class ApiSettings(BaseSettings):
     auth_failures_per_minute: float = Field(
         10.0, gt=0, description="after the burst, failed authentications allowed per minute to one client address"
     )
+    discord_client_id: str | None = Field(
+        None,
+        description="the Discord application whose OAuth2 tokens sign users in to the web (POST /v1/sessions); "
+        "unset: web sign-in is off",
+    )
+    discord_url: str = Field("https://discord.com", description="Discord's address, asked who a token belongs to")
+    web_session_max_days: int = Field(30, ge=1, le=365, description="the longest web session a sign-in may ask for")
     fleet: FleetSettings = Field(default_factory=FleetSettings)
     arena: Settings = Field(default_factory=Settings, description="store, dispatch and rate limits (ARENA_*)")

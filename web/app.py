@@ -59,6 +59,7 @@ from web.pages import (
     submission_page,
 )
 from web.settings import WebSettings
+from web.signin import add_signin_routes
 
 log = logging.getLogger(__name__)
 
@@ -267,4 +268,5 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
             get("/readyz", readyz),
         ]
     )
+    add_signin_routes(app, settings, POOL)
     return app

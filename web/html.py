@@ -11,6 +11,7 @@ import html
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from string import Template
 
 
@@ -107,7 +108,7 @@ _LAYOUT = Template("""<!doctype html>
 </head>
 <body>
 <header><a href="/">Kernel Arena</a>
-<nav><a href="/">Problems</a><a href="/contests">Contests</a><a href="/ratings">Ratings</a></nav></header>
+<nav><a href="/">Problems</a><a href="/contests">Contests</a><a href="/ratings">Ratings</a></nav>$account</header>
 <main>
 $body
 </main>
@@ -116,6 +117,11 @@ $body
 """)
 
 
+# The header's account slot for the request being answered: "Sign in with Discord" or "<name> · Sign out", set
+# per request by web/signin.py's middleware; empty while sign-in is off.
+HEADER_ACCOUNT: ContextVar[Html] = ContextVar("header_account", default=Html(""))
+
+
 def page(title: str, body: Html) -> str:
     """A whole document: `title` (escaped) in the tab and the layout around `body`."""
-    return _LAYOUT.substitute(title=esc(title), style=_STYLE, body=body)
+    return _LAYOUT.substitute(title=esc(title), style=_STYLE, body=body, account=HEADER_ACCOUNT.get())
