@@ -9,13 +9,14 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 
 import asyncpg
 
 from core.contests import code_revealed, visible_problems
 from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import Board, get_leaderboard, get_rank
-from core.problems import SLUG, find_problem, require_problem, shown
+from core.problems import SLUG, ProblemSpec, find_problem, require_problem, shown
 from core.ratelimit import remaining
 from core.results import load_result
 from core.settings import RateLimitSettings
@@ -23,7 +24,9 @@ from core.store import jobs, leaderboard, problems, submissions, users
 from core.store.leaderboard import BoardRow
 from core.store.problems import ProblemVersion
 from core.submissions import MODES, get_submission
+from problems.base import Problem
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
+from problems.registry import builtin_problems, canonical_slug
 from runner.api import SubmissionResult
 from runner.names import SUBMISSION_STATUSES
 
@@ -42,6 +45,9 @@ class ProblemEntry:
 
     stored: ProblemVersion
     info: ProblemInfo | None
+    in_store: bool = True
+    """False for a problem of the built-in library that no process has registered in the store yet: it has no
+    submissions and no boards (its `stored.problem_id` is 0), but it can be read and solved."""
 
     @property
     def category(self) -> str:
@@ -52,9 +58,16 @@ class ProblemEntry:
         return self.info.difficulty if self.info is not None else "unrated"
 
 
+@lru_cache(maxsize=512)
+def _described(slug: str, source: str | None) -> ProblemInfo:
+    """A problem's description, kept: describing the whole library takes tens of milliseconds, and a built-in
+    problem (source None) or a stored module's text never changes under the same key."""
+    return describe(slug, source)
+
+
 def _entry(stored: ProblemVersion) -> ProblemEntry:
     try:
-        info = describe(stored.slug, stored.source)
+        info = _described(stored.slug, stored.source)
     except CatalogError as exc:
         log.warning("problem %s v%d cannot be described: %s", stored.slug, stored.version, exc)
         info = None
@@ -69,8 +82,44 @@ async def _listed(pool: asyncpg.Pool, now: datetime | None) -> list[ProblemVersi
 async def list_problems(pool: asyncpg.Pool, *, now: datetime | None = None) -> list[ProblemEntry]:
     """Every problem at its current version that is not hidden at `now` (default: the clock), by category, then
     difficulty, then slug."""
-    entries = [_entry(p) for p in await _listed(pool, now)]
+    return _sorted([_entry(p) for p in await _listed(pool, now)])
+
+
+def _unregistered(problem: Problem) -> ProblemEntry:
+    """A built-in problem the store does not know yet, as an entry with no store row (problem id 0)."""
+    spec = ProblemSpec.builtin(problem)
+    stored = ProblemVersion(
+        problem_id=0, slug=spec.slug, title=spec.title, enabled=True, current_version=spec.version,
+        version=spec.version, source=None, dtypes=spec.dtypes, score_metric=spec.score_metric,
+        created_at=_LIBRARY_EPOCH, data_types=spec.data_types,
+    )  # fmt: skip
+    return ProblemEntry(stored, _described(spec.slug, None), in_store=False)
+
+
+_LIBRARY_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def library_entry(slug: str) -> ProblemEntry | None:
+    """The built-in problem `slug` (or the one a former slug names) as an entry not yet in the store; None when
+    the library has no such problem. Only for a slug the store does not have: the store's row is the truth."""
+    problem = builtin_problems().get(canonical_slug(slug))
+    return _unregistered(problem) if problem is not None else None
+
+
+def _sorted(entries: list[ProblemEntry]) -> list[ProblemEntry]:
     return sorted(entries, key=lambda e: (e.category, DIFFICULTY_ORDER.get(e.difficulty, 9), e.stored.slug))
+
+
+async def library_problems(pool: asyncpg.Pool, *, now: datetime) -> list[ProblemEntry]:
+    """Every problem a competitor may open at `now`: the store's that no contest hides, and the built-in library's
+    that no process has registered yet (the bot registers them as it starts; the web never writes), by category,
+    difficulty and slug. `arena problems` lists the same library."""
+    listed = [_entry(p) for p in await _listed(pool, now)]
+    # Every slug the store has, hidden ones included: a hidden problem must not come back as a library entry, nor
+    # one stored under a former slug (the bot renames it when it next starts).
+    known = set(await problems.list_slugs(pool))
+    library = [_unregistered(p) for slug, p in builtin_problems().items() if known.isdisjoint((slug, *p.aliases))]
+    return _sorted(listed + library)
 
 
 async def get_problem_entry(pool: asyncpg.Pool, slug: str, *, now: datetime | None = None) -> ProblemEntry:

@@ -75,36 +75,13 @@ def table(
     return Html(f'<table class="{esc(css)}">{thead}<tbody>{body}</tbody></table>')
 
 
-_STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #fafafa; }
-header { background: #1d2330; padding: .6rem 1.5rem; display: flex; gap: 1.4rem; align-items: baseline; }
-header a { color: #fff; font-weight: 600; text-decoration: none; }
-header nav a { font-weight: 400; margin-right: 1rem; }
-main { max-width: 72rem; margin: 0 auto; padding: 1rem 1.5rem 3rem; }
-h1 { font-size: 1.5rem; margin: .8rem 0 .3rem; } h2 { font-size: 1.15rem; margin: 1.6rem 0 .4rem; }
-.meta { color: #555; margin: 0 0 .8rem; }
-table { border-collapse: collapse; margin: .4rem 0 1rem; background: #fff; }
-th, td { border-bottom: 1px solid #e2e2e2; padding: .3rem .7rem; text-align: left; vertical-align: top; }
-th { background: #f0f1f4; font-weight: 600; }
-.num { text-align: right; font-variant-numeric: tabular-nums; }
-pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .88em; }
-pre { background: #fff; border: 1px solid #e2e2e2; padding: .6rem .8rem; overflow-x: auto; }
-form.filters { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; margin: .4rem 0 .6rem; }
-form.filters label { display: flex; flex-direction: column; font-size: .85rem; color: #444; }
-.pager { display: flex; gap: 1.2rem; } .closed { color: #a33; } .note { color: #555; font-style: italic; }
-.easy { color: #227a22; } .medium { color: #a0700b; } .hard { color: #b22; }
-.running { color: #227a22; font-weight: 600; } .cancelled { color: #a33; } .penalty { color: #888; }
-table.contest-board td.num a { text-decoration: none; } ol.podium { font-size: 1.05rem; }
-img.chart { max-width: 100%; border: 1px solid #e2e2e2; background: #fff; }
-"""
-
 _LAYOUT = Template("""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>$title · Kernel Arena</title>
-<style>$style</style>
+<link rel="stylesheet" href="$stylesheet">
 </head>
 <body>
 <header><a href="/">Kernel Arena</a>
@@ -117,6 +94,11 @@ $body
 """)
 
 
+# The style sheet, a file served by the app (web/static/arena.css): the Content-Security-Policy allows no inline
+# style. Its query names its version, so that a browser that kept an older copy fetches the new one.
+STYLESHEET = "/static/arena.css?v=2"
+
+
 # The header's account slot for the request being answered: "Sign in with Discord" or "<name> · Sign out", set
 # per request by web/signin.py's middleware; empty while sign-in is off.
 HEADER_ACCOUNT: ContextVar[Html] = ContextVar("header_account", default=Html(""))
@@ -124,4 +106,4 @@ HEADER_ACCOUNT: ContextVar[Html] = ContextVar("header_account", default=Html("")
 
 def page(title: str, body: Html) -> str:
     """A whole document: `title` (escaped) in the tab and the layout around `body`."""
-    return _LAYOUT.substitute(title=esc(title), style=_STYLE, body=body, account=HEADER_ACCOUNT.get())
+    return _LAYOUT.substitute(title=esc(title), stylesheet=STYLESHEET, body=body, account=HEADER_ACCOUNT.get())

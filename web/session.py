@@ -25,7 +25,7 @@ from datetime import timedelta
 from typing import Final
 
 import asyncpg
-from aiohttp.web import AppKey, Application, HTTPForbidden, Request, StreamResponse
+from aiohttp.web import AppKey, Application, HTTPForbidden, Request, RequestKey, StreamResponse
 
 from core.errors import UserFacingError
 from core.members import PLATFORM
@@ -136,7 +136,7 @@ def signin_config(settings: WebSettings) -> SignInConfig:
 # Set by `web.signin.add_signin_routes`: the configuration (None: sign-in is off) and the key of the reader pool.
 CONFIG: AppKey[SignInConfig | None] = AppKey("signin_config")
 POOL_KEY: AppKey[AppKey[asyncpg.Pool]] = AppKey("signin_pool_key")
-_CACHED = "web_session"
+_CACHED: RequestKey[object] = RequestKey("web_session", object)  # a typed key: a str key warns
 _NOBODY = object()
 
 

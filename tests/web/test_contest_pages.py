@@ -85,7 +85,9 @@ async def test_a_frozen_board_shows_the_podium_and_links_each_score_to_its_run(
     assert frozen.frozen and board_rows(page) == core_rows(frozen)
     assert '<span class="frozen">frozen</span>' in page and "Final board" in page
     podium = page.split('<ol class="podium">', 1)[1].split("</ol>", 1)[0]
-    assert podium == "<li>bob (total 2)</li><li>alice (total 4)</li><li>carol (total 6)</li>"
+    assert podium == (
+        '<li value="1">bob (total 2)</li><li value="2">alice (total 4)</li><li value="3">carol (total 6)</li>'
+    )
     assert f'<a href="/submissions/{seeded.runs[("bob", "vector_add")]}">80</a>' in page
     assert f'<time datetime="{FROZEN_AT:%Y-%m-%dT%H:%M:%SZ}">' in page
 

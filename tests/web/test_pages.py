@@ -8,13 +8,22 @@ import re
 import pytest
 from aiohttp.test_utils import TestClient
 
+from problems.registry import builtin_problems
 from tests.web.web_helpers import HOSTILE, Seeded
+
+
+def board_rows(page: str) -> list[tuple[int, str]]:
+    """(place, user) of the board's rows, in page order; each user is a link to their page."""
+    board = page.split('<table class="board">', 1)[1].split("</table>", 1)[0]
+    return [
+        (int(place), name)
+        for place, name in re.findall(r'<tr><td class=num>(\d+)</td><td><a href="/users/\d+">(.*?)</a></td>', board)
+    ]
 
 
 def board_users(page: str) -> list[str]:
     """The user column of the board's rows, in page order."""
-    board = page.split('<table class="board">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r"<tr><td class=num>\d+</td><td>(.*?)</td>", board)
+    return [name for _, name in board_rows(page)]
 
 
 async def get_text(client: TestClient, path: str, status: int = 200) -> str:
@@ -29,9 +38,13 @@ async def test_the_problem_list_shows_each_problem_under_its_category_with_a_lin
     client: TestClient, seeded: Seeded
 ) -> None:
     page = await get_text(client, "/")
-    assert "2 problems" in page
+    # The two stored problems, and every problem of the library but the two stored under their former slugs.
+    listed = len(builtin_problems()) - 2 + 2
+    assert f"{listed} problems" in page
     assert '<a href="/problems/vector_add">vector_add</a>' in page
     assert '<a href="/problems/matmul">matmul</a>' in page
+    assert '<a href="/problems/softmax">softmax</a>' in page  # in the library, not in the store
+    assert "/problems/vector-addition" not in page  # stored as vector_add, its former slug
     assert "<h2" in page and "Vector addition" in page
 
 
@@ -65,7 +78,7 @@ async def test_a_board_pages_on_with_next_and_previous_links(client: TestClient,
     assert "page=2" in first and "previous" not in first
     second = await get_text(client, "/problems/vector_add?gpu=h100&dtype=float32&page=2")
     assert board_users(second) == ["alice", "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"]
-    assert "previous" in second and "next" not in second
+    assert "previous" in second and "next →" not in second
 
 
 async def test_a_submission_page_shows_its_result_table_and_a_chart_but_no_code(
