@@ -27,6 +27,7 @@ from runner.names import DTYPES, LANGUAGES, MODES
 from web.api_proxy import PREFIX, add_api_proxy, proxy_of
 from web.html import Html, esc, link, path_with
 from web.result_parts import add_result_routes
+from web.session import CONFIG as SIGNIN_CONFIG
 from web.session import signed_in
 from web.settings import WebSettings
 
@@ -116,10 +117,10 @@ def submit_form(entry: ProblemEntry, csrf: str, pools: list[str], starter: str) 
 
 
 async def submit_panel(request: web.Request, entry: ProblemEntry) -> Html:
-    """What a problem's page offers for submitting: the form for a signed-in reader where an API is set, a link to
-    sign in otherwise, nothing for a problem closed to submissions."""
-    if not entry.stored.enabled or proxy_of(request.app) is None:
-        return Html("")
+    """What a problem's page offers for submitting: the form for a signed-in reader, a link to sign in otherwise;
+    nothing for a problem closed to submissions or where sign-in is off."""
+    if not entry.stored.enabled or proxy_of(request.app) is None or request.app.get(SIGNIN_CONFIG) is None:
+        return Html("")  # closed, or nowhere to send it, or nobody can sign in here
     session = await signed_in(request)
     if session is None:
         return signin_link(entry.stored.slug)

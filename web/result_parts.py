@@ -31,6 +31,7 @@ from runner.gpus import spec_for
 from web.api_proxy import proxy_of
 from web.html import Html, esc, join, link, page, prose, table
 from web.pages import problem_path
+from web.session import CONFIG as SIGNIN_CONFIG
 from web.session import WebSession, signed_in
 
 # Charts drawn for authors' own runs, by (user, submission, finish): matplotlib takes a few hundred milliseconds.
@@ -62,9 +63,11 @@ async def _api_get(request: web.Request, session: WebSession, path: str) -> tupl
 async def own_run(request: web.Request, submission_id: int) -> OwnRun | None:
     """The submission as the API shows it to whoever is signed in, or None: nobody is, no API is set, it is not
     theirs to read (the API answers 404), or the API is out of reach (the public page is shown instead)."""
-    session = await signed_in(request)
     proxy = proxy_of(request.app)
-    if session is None or proxy is None or proxy.client is None:
+    if proxy is None or proxy.client is None or request.app.get(SIGNIN_CONFIG) is None:
+        return None
+    session = await signed_in(request)
+    if session is None:
         return None
     try:
         status, body = await _api_get(request, session, f"/v1/submissions/{submission_id}")
