@@ -15,14 +15,16 @@ import asyncio
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 import asyncpg
 from aiohttp.web import (
     AppKey,
     Application,
     HTTPException,
+    HTTPMovedPermanently,
     HTTPNotFound,
     Request,
     Response,
@@ -31,9 +33,8 @@ from aiohttp.web import (
     middleware,
 )
 
-from core.browse import list_problems
+from core.browse import DIFFICULTY_ORDER, library_problems
 from core.charts import render_roofline_png
-from core.contests.views import rating_table
 from core.errors import (
     ContestNotFoundError,
     InvalidOptionError,
@@ -43,21 +44,37 @@ from core.errors import (
     UserNotFoundError,
 )
 from core.leaderboard import METHODS
-from core.public import PublicContest, contest_list, problem_board, public_contest, public_rating, public_submission
+from core.public import (
+    PublicContest,
+    RatingPage,
+    contest_list,
+    moved_to,
+    player_profile,
+    problem_board,
+    public_contest,
+    public_submission,
+    rating_page,
+)
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_reader_store, ping
 from runner.gpus import spec_for
 from web.board_cache import StaleWhileRevalidate
+from web.editor import add_editor_routes, submit_panel
+from web.html import path_with
 from web.pages import (
+    ProblemFilter,
     contest_list_page,
     contest_page,
     error_page,
     player_page,
     problem_list_page,
     problem_page,
+    problem_path,
     ratings_page,
     submission_page,
 )
+from web.result_parts import own_run, own_run_page
+from web.session import signed_in
 from web.settings import WebSettings
 from web.signin import add_signin_routes
 
@@ -69,6 +86,7 @@ CHARTS = AppKey("charts", OrderedDict)
 BOARDS: AppKey[StaleWhileRevalidate[tuple[PublicContest, datetime]]] = AppKey("boards")
 Clock = Callable[[], datetime]
 CLOCK: AppKey[Clock] = AppKey("clock")
+RATINGS: AppKey[StaleWhileRevalidate[RatingPage]] = AppKey("ratings")
 # Drawn charts kept in memory, by chart version: drawing one takes matplotlib a few hundred milliseconds.
 CHARTS_KEPT = 64
 HEALTH_TIMEOUT_S = 2.0
@@ -87,19 +105,40 @@ def _now(request: Request) -> datetime:
     return request.app[CLOCK]()
 
 
+def _choice(request: Request, name: str, choices: Sequence[str]) -> str | None:
+    """A filter's value from the query (None: any), which must be one of `choices`."""
+    value = request.query.get(name) or None
+    if value is not None and value not in choices:
+        raise InvalidOptionError(f"`{value[:32]}` is not a {name} here; choose one of {', '.join(choices)}.")
+    return value
+
+
 async def problems(request: Request) -> Response:
-    return _html(problem_list_page(await list_problems(request.app[POOL], now=_now(request))))
+    """Every problem of the library and the store, narrowed by `?category=` and `?difficulty=`."""
+    entries = await library_problems(request.app[POOL], now=_now(request))
+    categories = tuple(sorted({e.category for e in entries}))
+    difficulties = tuple(sorted({e.difficulty for e in entries}, key=lambda d: (DIFFICULTY_ORDER.get(d, 9), d)))
+    category, difficulty = _choice(request, "category", categories), _choice(request, "difficulty", difficulties)
+    shown = [e for e in entries if category in (None, e.category) and difficulty in (None, e.difficulty)]
+    return _html(problem_list_page(shown, ProblemFilter(category, difficulty, categories, difficulties)))
 
 
 def _page_number(request: Request) -> int:
-    """The `page` parameter, counted from 1 in the URL and from 0 in the core."""
+    """The `page` parameter, counted from 1 in the URL and from 0 in the core.
+
+    Only ASCII digits, at most seven: `str.isdigit` is also true of `²` and `⑦`, which `int` refuses, and `int`
+    refuses a string of more than 4,300 digits too."""
     text = request.query.get("page", "1")
-    if not text.isdigit() or not 1 <= int(text) <= 1_000_000:
+    if not (text.isascii() and text.isdigit() and len(text) <= 7) or not 1 <= int(text) <= 1_000_000:
         raise InvalidOptionError(f"`{text[:20]}` is not a page number; pages are numbered from 1.")
     return int(text) - 1
 
 
 async def problem(request: Request) -> Response:
+    moved = await moved_to(request.app[POOL], request.match_info["slug"])
+    if moved is not None:
+        # A former slug: the page has a new address for good (301), the board asked for kept.
+        raise HTTPMovedPermanently(path_with(problem_path(moved), dict(request.query)))
     query = request.query
     method = query.get("method") or None
     if method is not None and method not in METHODS:
@@ -115,10 +154,12 @@ async def problem(request: Request) -> Response:
         page=_page_number(request),
         page_size=request.app[SETTINGS].page_size,
     )
-    return _html(problem_page(found))
+    return _html(problem_page(found, await submit_panel(request, found.entry)))
 
 
 async def submission(request: Request) -> Response:
+    if (run := await own_run(request, int(request.match_info["submission_id"]))) is not None:
+        return _html(own_run_page(run))  # what the API lets the signed-in reader see: their own runs in full
     found = await public_submission(request.app[POOL], int(request.match_info["submission_id"]), now=_now(request))
     return _html(submission_page(found))
 
@@ -169,12 +210,26 @@ async def upsolve(request: Request) -> Response:
 
 
 async def ratings(request: Request) -> Response:
-    page_number = _page_number(request)
-    return _html(ratings_page(await rating_table(request.app[POOL]), page_number, request.app[SETTINGS].page_size))
+    """One page of the rating table, read a page at a time and kept like a contest board: it changes only when a
+    contest freezes, and thousands of readers may ask for its first page at once."""
+    page_number, pool, page_size = _page_number(request), request.app[POOL], request.app[SETTINGS].page_size
+
+    async def compute() -> RatingPage:
+        return await rating_page(pool, page_number, page_size)
+
+    return _html(ratings_page((await request.app[RATINGS].get(page_number, compute)).value))
 
 
 async def player(request: Request) -> Response:
-    return _html(player_page(await public_rating(request.app[POOL], int(request.match_info["user_id"]))))
+    """A competitor's page; the competitor themselves, signed in, also sees their private runs listed."""
+    viewer = await signed_in(request)
+    found = await player_profile(
+        request.app[POOL],
+        int(request.match_info["user_id"]),
+        now=_now(request),
+        viewer_id=viewer.user_id if viewer is not None else None,
+    )
+    return _html(player_page(found))
 
 
 def _probe(ok: bool) -> Response:
@@ -229,7 +284,44 @@ async def error_pages(request: Request, handler: Handler) -> StreamResponse:
         return _html(error_page("Server error", message), 500)
 
 
+# -- headers every response carries ----------------------------------------------------------------------------
+
+# Where the browser may be sent by a form: here, and Discord's authorization page (signing in leaves the site there).
+DISCORD_ORIGIN = "https://discord.com"
+# No inline script or style anywhere: the pages link the style sheet and scripts under /static, so an injected
+# <script> or style attribute does nothing even if escaping ever failed. Charts are images or inline SVG markup.
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        f"form-action 'self' {DISCORD_ORIGIN}",
+    )
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
+
+
+async def security_headers(request: Request, response: StreamResponse) -> None:
+    """Set the security headers on every response as it is sent: pages, images, static files, redirects and the
+    errors aiohttp answers itself (405, a static file not found), which a middleware's return value never sees."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
 # -- the application -------------------------------------------------------------------------------------------
+
+STATIC = Path(__file__).parent / "static"
 
 
 def _wall_clock() -> datetime:
@@ -239,9 +331,11 @@ def _wall_clock() -> datetime:
 def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock: Clock = _wall_clock) -> Application:
     """The web leaderboard over `pool`, or over the store `settings.store` names, opened when the server starts."""
     app = Application(middlewares=[error_pages])
+    app.on_response_prepare.append(security_headers)
     app[SETTINGS] = settings
     app[CHARTS] = OrderedDict()
     app[BOARDS] = StaleWhileRevalidate(settings.board_cache_s)
+    app[RATINGS] = StaleWhileRevalidate(settings.board_cache_s)
     app[CLOCK] = clock
     if pool is not None:
         app[POOL] = pool
@@ -269,4 +363,7 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
         ]
     )
     add_signin_routes(app, settings, POOL)
+    # The style sheet and the scripts the pages link (the CSP allows no inline ones); no folder listing.
+    app.router.add_static("/static", STATIC, name="static", append_version=False)
+    add_editor_routes(app, settings, POOL)
     return app

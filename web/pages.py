@@ -7,18 +7,20 @@ wherever it is read.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from typing import TypeVar
 
 from core.browse import ProblemEntry
 from core.contests import BoardLine, ContestBoard
-from core.contests.views import RatingCard, RatingRow
+from core.contests.views import HistoryLine, RatingCard
 from core.leaderboard import LANGUAGES
-from core.public import ProblemBoard, PublicContest, PublicSubmission
-from core.result_view import CASE_HEADERS, case_rows, format_rate, method_label, summary
+from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmission, RatingPage
+from core.result_view import CASE_HEADERS, case_rows, format_duration_us, format_rate, method_label, summary
 from core.store.contests import BoardCell
 from core.store.leaderboard import ANY_LANGUAGE
+from core.store.pages import BestResult, RecentRun
 from web.html import Html, esc, join, link, page, path_with, prose, table
 
 T = TypeVar("T")
@@ -40,13 +42,44 @@ def submission_path(submission_id: int) -> str:
     return f"/submissions/{submission_id}"
 
 
+def player_path(user_id: int) -> str:
+    return f"/users/{user_id}"
+
+
 # -- the problem list ------------------------------------------------------------------------------------------
 
 
-def problem_list_page(entries: Sequence[ProblemEntry]) -> str:
-    """Every problem, by category, easiest first (what `/problems` shows in Discord)."""
+@dataclass(frozen=True)
+class ProblemFilter:
+    """What the problem list is narrowed to (None: any), and the choices the form offers."""
+
+    category: str | None = None
+    difficulty: str | None = None
+    categories: tuple[str, ...] = ()
+    difficulties: tuple[str, ...] = ()
+
+
+def _problem_filters(chosen: ProblemFilter) -> Html:
+    """A GET form: filtering needs no JavaScript."""
+    any_choice = ("",)
+    fields = [
+        _select("category", "category", [*any_choice, *chosen.categories], chosen.category or "", lambda c: c or "any"),
+        _select(
+            "difficulty", "difficulty", [*any_choice, *chosen.difficulties], chosen.difficulty or "",
+            lambda d: d or "any",
+        ),
+    ]  # fmt: skip
+    return Html(f'<form class="filters" method="get" action="/">{"".join(fields)}<button>Show</button></form>')
+
+
+def problem_list_page(entries: Sequence[ProblemEntry], chosen: ProblemFilter | None = None) -> str:
+    """The problems `chosen` lets through, by category, easiest first (the library, as `arena problems` lists it)."""
+    chosen = chosen or ProblemFilter()
+    intro = Html("<h1>Problems</h1>") + (_problem_filters(chosen) if chosen.categories else Html(""))
     if not entries:
-        return page("Problems", Html("<h1>Problems</h1><p>No problems yet.</p>"))
+        narrowed = chosen.category is not None or chosen.difficulty is not None
+        text = "No problem matches these filters." if narrowed else "No problems yet."
+        return page("Problems", intro + Html(f"<p>{esc(text)}</p>"))
     sections = []
     for category, group in groupby(entries, key=lambda e: e.category):
         rows = [
@@ -61,8 +94,8 @@ def problem_list_page(entries: Sequence[ProblemEntry]) -> str:
         ]
         heading = Html(f'<h2 id="{esc(category)}">{esc(category)}</h2>')
         sections.append(heading + table(("difficulty", "problem", "title", "dtypes", ""), rows, css="problems"))
-    intro = Html(f'<h1>Problems</h1><p class="meta">{len(entries)} problems, by category and difficulty.</p>')
-    return page("Problems", intro + join(sections))
+    count = Html(f'<p class="meta">{len(entries)} problems, by category and difficulty.</p>')
+    return page("Problems", intro + count + join(sections))
 
 
 # -- one problem and its board ---------------------------------------------------------------------------------
@@ -151,19 +184,25 @@ def _board(pb: ProblemBoard) -> Html:
     dtype = board.problem.data_type(pb.dtype)
     caption = Html(f'<p class="meta">{esc(f"{pb.gpu_type} · {dtype}{method}{lang}")}</p>')
     if not board.rows:
+        if lp.page > 0 and pb.size > 0:
+            last = (pb.size - 1) // lp.page_size + 1
+            back = link(path_with(problem_path(slug), _board_params(pb, last)), f"page {last}")
+            past = f"Page {lp.page + 1} is past the end of this board's {pb.size} entries: the last is "
+            return head + caption + Html(f'<p class="pager">{esc(past)}') + back + Html(".</p>")
         return head + caption + Html("<p>No ranked submissions on this board yet.</p>")
     rows = [
         (
             r.rank,
-            r.display_name,
+            link(player_path(r.user_id), r.display_name),
             format_rate(r.score),
+            _runtime(pb.runtimes_us.get(r.submission_id)),
             r.language,
             link(submission_path(r.submission_id), f"#{r.submission_id}"),
             _when(r.submitted_at),
         )
         for r in board.rows
     ]
-    headers = ("rank", "user", board.score_unit, "language", "submission", "submitted")
+    headers = ("rank", "user", board.score_unit, "runtime", "language", "submission", "submitted")
     pager = []
     if lp.page > 0:
         pager.append(link(path_with(problem_path(slug), _board_params(pb, lp.page)), "← previous"))
@@ -178,10 +217,18 @@ def _board(pb: ProblemBoard) -> Html:
     return Html(
         head
         + caption
-        + table(headers, rows, numeric=(0, 2), css="board")
+        + table(headers, rows, numeric=(0, 2, 3), css="board")
+        + Html(
+            '<p class="meta">Equal scores share a place. The runtime is the geometric mean of the median time '
+            "of each timed case; a submission's page has each case.</p>"
+        )
         + Html(f'<p class="pager">{join(pager)}</p>')
         + (Html("<p>Other boards: ") + join(others, ", ") + Html("</p>") if others else Html(""))
     )
+
+
+def _runtime(us: float | None) -> str:
+    return "-" if us is None else format_duration_us(us)
 
 
 def problem_page(pb: ProblemBoard, submit: str = "") -> str:
@@ -189,6 +236,9 @@ def problem_page(pb: ProblemBoard, submit: str = "") -> str:
     how to solve it."""
     stored = pb.entry.stored
     title = f"{stored.title} ({stored.slug})"
+    if not pb.entry.in_store:
+        board = Html("<h2>Leaderboard</h2><p>No ranked submissions yet. Submit one with mode <code>ranked</code>.</p>")
+        return page(title, Html(f"<h1>{esc(title)}</h1>") + _summary(pb.entry) + submit + board + _details(pb.entry))
     return page(title, Html(f"<h1>{esc(title)}</h1>") + _summary(pb.entry) + submit + _board(pb) + _details(pb.entry))
 
 
@@ -239,7 +289,7 @@ def _result(ps: PublicSubmission) -> Html:
 
 def _code(ps: PublicSubmission) -> Html:
     if ps.source is None:
-        return Html('<p class="note">The code is not public: it is revealed when the problem\'s contest ends.</p>')
+        return Html(f'<p class="note">{esc(ps.code_note)}</p>')
     return Html(f"<pre>{esc(ps.source)}</pre>")
 
 
@@ -303,38 +353,51 @@ def _cell(cell: BoardCell, linked: bool) -> Html:
     return Html(f"{cell.rank} · ") + shown
 
 
-def paged(lines: Sequence[T], path: str, page_number: int, page_size: int, what: str) -> tuple[Sequence[T], Html]:
-    """One page of `lines` (pages counted from 0) and its pager: where it is in the whole, and links to the pages
-    before and after. A page past the end has no lines, and says where the last one is."""
+def _pager(path: str, page_number: int, page_size: int, shown: int, total: int, what: str) -> Html:
+    """Where a page (from 0) of `shown` lines is in the whole of `total`, with links to the pages before and after;
+    a page past the end says so and links the last page."""
+    if total == 0:
+        return Html("")
     start = page_number * page_size
-    shown = lines[start : start + page_size]
-    if not lines:
-        return shown, Html("")
-    if not shown:
-        last = (len(lines) - 1) // page_size + 1
+    if shown == 0:
+        last = (total - 1) // page_size + 1
         back = link(path_with(path, {"page": last}), f"page {last}")
-        return shown, Html(f'<p class="pager">Page {page_number + 1} is past the end of these {len(lines)} {what}: '
-                           "the last is ") + back + Html(".</p>")  # fmt: skip
-    links = [Html(esc(f"{what} {start + 1}–{start + len(shown)} of {len(lines)}"))]
+        return Html(f'<p class="pager">Page {page_number + 1} is past the end of these {total} {esc(what)}: '
+                    "the last is ") + back + Html(".</p>")  # fmt: skip
+    links = [Html(esc(f"{what} {start + 1}–{start + shown} of {total}"))]
     if page_number > 0:
         links.append(link(path_with(path, {"page": page_number}), "← previous"))
-    if start + page_size < len(lines):
+    if start + page_size < total:
         links.append(link(path_with(path, {"page": page_number + 2}), "next →"))
-    return shown, Html('<p class="pager">') + join(links, " · ") + Html("</p>")
+    return Html('<p class="pager">') + join(links, " · ") + Html("</p>")
+
+
+def paged(lines: Sequence[T], path: str, page_number: int, page_size: int, what: str) -> tuple[Sequence[T], Html]:
+    """One page of `lines` (pages counted from 0) and its pager (`_pager`)."""
+    start = page_number * page_size
+    shown = lines[start : start + page_size]
+    return shown, _pager(path, page_number, page_size, len(shown), len(lines), what)
 
 
 def _board_table(board: ContestBoard, lines: Sequence[BoardLine], linked: bool) -> Html:
     columns = [Html(f"{link(problem_path(c.slug), c.slug)} {esc(f'{c.gpu_type}/{c.dtype}')}") for c in board.columns]
     headers = ("place", "user", "total", *columns)
     rows = [
-        (line.place, line.display_name, line.total, *(_cell(cell, linked) for cell in line.cells)) for line in lines
+        (
+            line.place,
+            link(player_path(line.user_id), line.display_name),
+            line.total,
+            *(_cell(cell, linked) for cell in line.cells),
+        )
+        for line in lines
     ]
     numeric = (0, 2, *range(3, 3 + len(columns)))
     return table(headers, rows, numeric=numeric, css="contest-board")
 
 
 def _podium(lines: Sequence[BoardLine]) -> Html:
-    items = "".join(f"<li>{esc(line.display_name)} (total {line.total})</li>" for line in lines)
+    """Places 1 to 3, each line with its own place number: entrants who tie share one ("1.", "2.", "2.")."""
+    items = "".join(f'<li value="{line.place}">{esc(line.display_name)} (total {line.total})</li>' for line in lines)
     return Html(f'<h2>Podium</h2><ol class="podium">{items}</ol>') if items else Html("")
 
 
@@ -400,18 +463,49 @@ def contest_page(pc: PublicContest, page_number: int = 0, page_size: int = 50, a
     return page(title, Html(f"<h1>{esc(f'{c.title} ({c.slug})')}</h1>") + _contest_meta(pc) + board)
 
 
-def player_path(user_id: int) -> str:
-    return f"/users/{user_id}"
+# Size of the rating chart's drawing, in SVG units (it scales to the page's width).
+CHART_W, CHART_H, CHART_PAD = 640, 220, 36
 
 
-def player_page(card: RatingCard) -> str:
-    """A player's rating: the current one with its RD, and the change each rated contest made, newest first."""
-    title = f"{card.display_name} · rating"
-    head = Html(f"<h1>{esc(card.display_name)}</h1>")
+def rating_chart(history: Sequence[HistoryLine]) -> Html:
+    """The rating after each rated contest as an inline SVG line chart (no script, no style attribute: the CSP
+    allows neither; its look comes from the style sheet). Empty with fewer than one point."""
+    if not history:
+        return Html("")
+    values = [history[0].rating_before, *(h.rating_after for h in history)]
+    low, high = min(values), max(values)
+    span = max(high - low, 1.0)
+    step = (CHART_W - 2 * CHART_PAD) / max(len(values) - 1, 1)
+
+    def point(i: int, value: float) -> tuple[float, float]:
+        return CHART_PAD + i * step, CHART_H - CHART_PAD - (value - low) / span * (CHART_H - 2 * CHART_PAD)
+
+    points = [point(i, v) for i, v in enumerate(values)]
+    path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    labels = ["start", *(h.contest_title for h in history)]
+    dots = "".join(
+        f'<circle class="dot" cx="{x:.1f}" cy="{y:.1f}" r="3.5"><title>{esc(label)}: {v:.0f}</title></circle>'
+        for (x, y), v, label in zip(points, values, labels, strict=True)
+    )
+    bottom, left = CHART_H - CHART_PAD, CHART_PAD
+    axes = (
+        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{CHART_W - CHART_PAD}" y2="{bottom}"/>'
+        f'<line class="axis" x1="{left}" y1="{CHART_PAD}" x2="{left}" y2="{bottom}"/>'
+        f'<text x="4" y="{CHART_PAD + 4}">{high:.0f}</text><text x="4" y="{bottom + 4}">{low:.0f}</text>'
+    )
+    title = f"Rating after each of {len(history)} rated contests, from {values[0]:.0f} to {values[-1]:.0f}"
+    return Html(
+        f'<figure class="chart"><svg class="history" viewBox="0 0 {CHART_W} {CHART_H}" role="img" '
+        f'aria-label="{esc(title)}" xmlns="http://www.w3.org/2000/svg"><title>{esc(title)}</title>{axes}'
+        f'<polyline class="line" points="{path}"/>{dots}</svg></figure>'
+    )
+
+
+def _rating(card: RatingCard) -> Html:
     current, conservative = card.current, card.conservative
     if current is None or conservative is None:
-        return page(title, head + Html("<p>Not rated yet: a rating comes with the first contest that freezes with "
-                                       "this player on its board.</p>"))  # fmt: skip
+        return Html("<h2>Rating</h2><p>Not rated yet: a rating comes with the first contest that freezes with this "
+                    "player on its board.</p>")  # fmt: skip
     facts = (
         ("rating", f"{current.rating:.0f} ± {current.rd:.0f} (RD)"),
         ("conservative", f"{conservative:.0f} (rating − 2·RD, what the rating table orders by)"),
@@ -423,12 +517,72 @@ def player_page(card: RatingCard) -> str:
         for h in reversed(card.history)
     ]  # fmt: skip
     history = table(("contest", "place", "before", "after", "change"), rows, numeric=(1, 2, 3, 4), css="history")
-    body = head + table(("", ""), facts, css="facts") + Html("<h2>Rated contests</h2>") + history
-    return page(title, body + Html('<p><a href="/ratings">All ratings</a></p>'))
+    return (
+        Html("<h2>Rating</h2>")
+        + table(("", ""), facts, css="facts")
+        + rating_chart(card.history)
+        + Html("<h2>Rated contests</h2>")
+        + history
+    )
 
 
-def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: int = 50) -> str:
-    """The global rating table, by the conservative rating."""
+def _best(best: Sequence[BestResult]) -> Html:
+    head = Html("<h2>Best result per problem</h2>")
+    if not best:
+        return head + Html("<p>No ranked result on any board yet.</p>")
+    rows = [
+        (
+            link(path_with(problem_path(b.slug), {"gpu": b.gpu_type, "dtype": b.dtype, "method": b.method}), b.slug),
+            f"{b.gpu_type} · {b.dtype} · {b.method}",
+            f"{b.place} of {b.entries}",
+            f"{format_rate(b.score)} {_unit(b.score_metric)}",
+            link(submission_path(b.submission_id), f"#{b.submission_id}"),
+            _when(b.submitted_at),
+        )
+        for b in best
+    ]
+    headers = ("problem", "board", "place", "score", "submission", "submitted")
+    return head + table(headers, rows, numeric=(2, 3), css="best")
+
+
+def _recent(profile: PlayerProfile) -> Html:
+    head = Html("<h2>Recent submissions</h2>")
+    if profile.own:
+        head += Html('<p class="meta">Your runs of every mode: test, benchmark and profile runs, and the code of '
+                     "each, are yours alone. Others see your ranked runs only.</p>")  # fmt: skip
+    if not profile.recent:
+        return head + Html("<p>No submissions to show.</p>")
+
+    def shown_id(r: RecentRun) -> Html:
+        # A ranked run has a public page; another mode's is its author's, read through the API or the CLI.
+        return link(submission_path(r.id), f"#{r.id}") if r.mode == "ranked" else esc(f"#{r.id}")
+
+    rows = [
+        (
+            shown_id(r),
+            link(problem_path(r.slug), r.slug),
+            r.mode,
+            r.status + (" (invalidated)" if r.invalidated else ""),
+            "-" if r.score is None else f"{format_rate(r.score)} {_unit(r.score_metric)}",
+            f"{r.gpu_type} · {r.dtype} · {r.language}",
+            _when(r.created_at),
+        )
+        for r in profile.recent
+    ]
+    headers = ("submission", "problem", "mode", "status", "score", "on", "submitted")
+    return head + table(headers, rows, numeric=(4,), css="recent")
+
+
+def player_page(profile: PlayerProfile) -> str:
+    """A competitor's page: rating and its chart and history, best result on each board, latest submissions."""
+    card = profile.card
+    head = Html(f"<h1>{esc(card.display_name)}</h1>")
+    body = head + _rating(card) + _best(profile.best) + _recent(profile)
+    return page(f"{card.display_name} · competitor", body + Html('<p><a href="/ratings">All ratings</a></p>'))
+
+
+def ratings_page(rp: RatingPage) -> str:
+    """One page of the global rating table, by the conservative rating; equal ones share a place."""
     intro = Html(
         '<h1>Ratings</h1><p class="meta">Ratings use Elo-MMR (Ebtekar and Liu, 2021): each rated contest estimates '
         "every entrant's performance from their place against everyone's rating, and counts it as one noisy "
@@ -437,13 +591,14 @@ def ratings_page(lines: Sequence[RatingRow], page_number: int = 0, page_size: in
         "player's skill is very likely above, so a player climbs by placing well and by playing often enough for "
         "their RD to shrink.</p>"
     )
-    if not lines:
+    if rp.total == 0:
         return page("Ratings", intro + Html("<p>Nobody is rated yet: ratings come when a contest freezes.</p>"))
-    shown, pager = paged(lines, "/ratings", page_number, page_size, "players")
+    pager = _pager("/ratings", rp.page, rp.page_size, len(rp.rows), rp.total, "players")
     rows = [
-        (line.place, link(player_path(line.user.user_id), line.user.display_name), f"{line.conservative:.0f}",
-         f"{line.user.rating:.0f}", f"{line.user.rd:.0f}", line.user.contests)
-        for line in shown
+        (line.place, link(player_path(line.user.user_id), line.user.display_name),
+         f"{line.user.rating - 2 * line.user.rd:.0f}", f"{line.user.rating:.0f}", f"{line.user.rd:.0f}",
+         line.user.contests)
+        for line in rp.rows
     ]  # fmt: skip
     headers = ("place", "user", "conservative", "rating", "RD", "contests")
     ratings = table(headers, rows, numeric=(0, 2, 3, 4, 5), css="ratings") if rows else Html("")
