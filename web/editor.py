@@ -30,9 +30,9 @@ from web.result_parts import add_result_routes
 from web.session import CONFIG as SIGNIN_CONFIG
 from web.session import signed_in
 from web.settings import WebSettings
+from web.signin import SIGNIN_PATH
 
 STATIC = Path(__file__).parent / "static"
-SIGNIN_PATH = "/signin"
 # What each mode does, in the words a competitor chooses by (the API's modes, runner.names.MODES).
 MODE_TEXTS = {
     "test": "test: check it on the test cases",
