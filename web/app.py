@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -23,6 +24,7 @@ import asyncpg
 from aiohttp.web import (
     AppKey,
     Application,
+    FileResponse,
     HTTPException,
     HTTPMovedPermanently,
     HTTPNotFound,
@@ -258,6 +260,21 @@ async def readyz(request: Request) -> Response:
         return _probe(False)
 
 
+# A file under web/static: names of letters, digits, '.', '_' and '-' that start with neither '.' nor '-', in at most
+# four folders. Nothing else reaches the file system: no '..', no hidden file, no name too long for it (an OSError).
+STATIC_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,99}(?:/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}){0,3}")
+STATIC_MAX_AGE_S = 3600
+
+
+async def static_file(request: Request) -> StreamResponse:
+    """The style sheet and scripts the pages link, with their type from the name and a validator for revisits."""
+    name = request.match_info["name"]
+    path = STATIC / name
+    if not STATIC_NAME.fullmatch(name) or not path.is_file():
+        raise HTTPNotFound()
+    return FileResponse(path, headers={"Cache-Control": f"public, max-age={STATIC_MAX_AGE_S}"})
+
+
 # -- errors ----------------------------------------------------------------------------------------------------
 
 NOT_FOUND = (UnknownProblemError, SubmissionNotFoundError, ContestNotFoundError, UserNotFoundError)
@@ -364,6 +381,6 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
     )
     add_signin_routes(app, settings, POOL)
     # The style sheet and the scripts the pages link (the CSP allows no inline ones); no folder listing.
-    app.router.add_static("/static", STATIC, name="static", append_version=False)
+    app.router.add_get("/static/{name:.+}", static_file, name="static")
     add_editor_routes(app, settings, POOL)
     return app
