@@ -11,12 +11,12 @@ from datetime import timedelta
 import asyncpg
 from aiohttp.test_utils import TestClient
 
-from core.contests import ContestBoard, cancel_contest, contest_board, invite, set_code_reveal
+from core.contests import ContestBoard, cancel_contest, contest_board, freeze_if_due, invite, set_code_reveal
 from core.moderation import Actor, ban_user
 from core.problems import sync_problem
 from core.rating import Rating, conservative_rating
 from core.store import contests
-from tests.store.store_helpers import MOD, add_problems
+from tests.store.store_helpers import MATMUL, MOD, VECTOR_ADD, add_problems
 from tests.web.test_pages import get_text
 from tests.web.web_helpers import (
     CREATED,
@@ -137,6 +137,8 @@ async def test_contest_code_shows_on_its_submission_page_only_after_the_end_and_
     clock.at = END - timedelta(seconds=1)
     during = await get_text(client, alice_cuda)
     assert "The code is not public" in during and "void solution" not in during
+    # The note says what applies to this run: a contest run, revealed at that contest's end.
+    assert f"revealed when the contest it was sent to ends, at {END:%Y-%m-%d %H:%M} UTC" in during
     clock.at = END
     after = await get_text(client, alice_cuda)
     assert "<pre>extern &quot;C&quot; void solution(const float* a" in after
@@ -144,9 +146,11 @@ async def test_contest_code_shows_on_its_submission_page_only_after_the_end_and_
     # A run before the start is no contest code: it stays private.
     practice = await get_text(client, f"/submissions/{seeded.before_start}")
     assert "The code is not public" in practice
+    assert "counted for no contest" in practice and "revealed when the contest" not in practice
     await set_code_reveal(pool, Actor("discord:alice", "alice"), False)
     opted_out = await get_text(client, alice_cuda)
     assert "The code is not public" in opted_out and "void solution" not in opted_out
+    assert "its author keeps the code of their contest runs private" in opted_out
 
 
 async def test_a_problem_a_contest_hides_is_absent_from_every_page_until_its_start(
@@ -238,3 +242,53 @@ async def test_a_player_page_shows_the_rating_and_each_rated_contests_change_and
     hidden = await client.get(f"/users/{bob_id}")
     assert hidden.status == 404 and f"There is no player #{bob_id} to show." in await hidden.text()
     assert (await client.get("/users/987654321")).status == 404
+
+
+async def test_entrants_who_tie_share_a_place_on_the_board_and_the_podium(
+    client: TestClient, clock: Clock, pool: asyncpg.Pool
+) -> None:
+    # Rank sums: bob 1 + 1 = 2; alice 2 + 3 and carol 3 + 2 both 5; dave 4 + 4 = 8. Places 1, 2, 2, 4.
+    await add_problems(pool, VECTOR_ADD, MATMUL)
+    await make_contest(pool)
+    runs = (
+        ("bob", "vector_add", 90.0), ("alice", "vector_add", 50.0), ("carol", "vector_add", 40.0),
+        ("dave", "vector_add", 10.0), ("bob", "matmul", 90.0), ("carol", "matmul", 50.0),
+        ("alice", "matmul", 40.0), ("dave", "matmul", 10.0),
+    )  # fmt: skip
+    for i, (user, slug, score) in enumerate(runs):
+        await ranked_at(pool, user, score, START + timedelta(seconds=10 + i), slug=slug)
+    await freeze_if_due(pool, FROZEN_AT)
+    clock.at = FROZEN_AT + timedelta(minutes=1)
+    page = await get_text(client, "/contests/spring")
+    placed = [(row[0], row[1], row[2]) for row in board_rows(page)]
+    assert placed == [("1", "bob", "2"), ("2", "alice", "5"), ("2", "carol", "5"), ("4", "dave", "8")]
+    podium = page.split('<ol class="podium">', 1)[1].split("</ol>", 1)[0]
+    assert re.findall(r'<li value="(\d+)">(\w+)', podium) == [("1", "bob"), ("2", "alice"), ("2", "carol")]
+
+
+async def test_a_hostile_contest_title_is_escaped_on_every_contest_page(
+    client: TestClient, clock: Clock, pool: asyncpg.Pool
+) -> None:
+    await add_problems(pool, VECTOR_ADD, MATMUL)
+    await make_contest(pool, title=HOSTILE)
+    await ranked_at(pool, HOSTILE, 10.0, START + timedelta(seconds=5))
+    clock.at = START + timedelta(seconds=30)
+    for path in ("/contests", "/contests/spring", "/contests/spring/upsolve"):
+        page = await get_text(client, path)
+        assert HOSTILE not in page and "<script>" not in page, path
+        assert ESCAPED_HOSTILE in page, path
+
+
+async def test_hostile_code_revealed_after_the_end_is_shown_escaped(
+    client: TestClient, clock: Clock, pool: asyncpg.Pool
+) -> None:
+    seeded = await seed_contest(pool)
+    run = seeded.runs[("alice", "vector_add")]
+    code = f"// {HOSTILE}\n</pre><img src=x onerror=alert(1)>\n"
+    await pool.execute(
+        "UPDATE sources SET body = $2 WHERE sha256 = (SELECT source_sha256 FROM submissions WHERE id = $1)", run, code
+    )
+    clock.at = END
+    page = await get_text(client, f"/submissions/{run}")
+    assert HOSTILE not in page and "<img src=x" not in page and "</pre><img" not in page
+    assert "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;" in page

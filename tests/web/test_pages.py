@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 
+import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient
 
+from core.problems import ProblemSpec
 from problems.registry import builtin_problems
+from tests.store.store_helpers import VECTOR_ADD, add_problems, submit_scored
 from tests.web.web_helpers import HOSTILE, Seeded
 
 
@@ -160,3 +163,82 @@ async def test_a_hostile_display_name_is_escaped_everywhere_it_shows(client: Tes
 async def test_healthz_answers_ok_while_the_store_answers(client: TestClient) -> None:
     response = await client.get("/healthz")
     assert response.status == 200 and await response.text() == "ok"
+
+
+async def test_the_problem_list_filters_by_category_and_difficulty(client: TestClient, seeded: Seeded) -> None:
+    library = builtin_problems()
+    easy_reductions = sorted(s for s, p in library.items() if p.tags[:1] == ("reduction",) and p.difficulty == "easy")
+    page = await get_text(client, "/?category=reduction&difficulty=easy")
+    listed = re.findall(r'<a href="/problems/([^"]+)">', page)
+    assert sorted(listed) == easy_reductions and easy_reductions
+    assert f"{len(easy_reductions)} problems" in page
+    assert '<option value="reduction" selected>' in page and '<option value="easy" selected>' in page
+    hard = await get_text(client, "/?difficulty=hard")
+    assert 'class="easy"' not in hard and 'class="hard"' in hard
+    refused = await get_text(client, "/?category=%3Cb%3E", status=400)
+    assert "is not a category here" in refused and "<b>" not in refused
+
+
+async def test_a_library_problem_the_store_lacks_has_its_page_and_no_board(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/softmax")
+    assert "<h1>Softmax (softmax)</h1>" in page or "(softmax)</h1>" in page
+    assert "No ranked submissions yet" in page and "extern &quot;C&quot; void solution" in page
+    assert "(softmax)" in await get_text(client, "/problems/softmax?gpu=h100&dtype=float32")
+
+
+async def test_a_former_slug_moves_for_good_to_the_current_one_with_its_query(
+    client: TestClient, seeded: Seeded
+) -> None:
+    # conv2d is conv-2d's former slug (neither is in the store: the library has it).
+    response = await client.get("/problems/conv2d?gpu=h100&page=2", allow_redirects=False)
+    assert response.status == 301
+    assert response.headers["Location"] == "/problems/conv-2d?gpu=h100&page=2"
+    # vector_add is vector-addition's former slug, but the store has a problem under it: that one is shown.
+    assert (await client.get("/problems/vector_add", allow_redirects=False)).status == 200
+
+
+@pytest.mark.parametrize("page_size", [2])
+async def test_equal_scores_share_a_place_across_pages(client: TestClient, pool: asyncpg.Pool) -> None:
+    await add_problems(pool, VECTOR_ADD)
+    for user, score in (("ann", 50.0), ("ben", 40.0), ("cat", 40.0), ("dan", 40.0), ("eve", 10.0)):
+        await submit_scored(pool, user, score)
+    first = await get_text(client, "/problems/vector_add")
+    second = await get_text(client, "/problems/vector_add?page=2")
+    third = await get_text(client, "/problems/vector_add?page=3")
+    assert board_rows(first) == [(1, "ann"), (2, "ben")]
+    assert board_rows(second) == [(2, "cat"), (2, "dan")]  # level with ben, on the page before
+    assert board_rows(third) == [(5, "eve")]
+
+
+async def test_a_board_shows_each_rows_runtime_and_links_its_competitor(
+    client: TestClient, seeded: Seeded, pool: asyncpg.Pool
+) -> None:
+    await pool.execute(
+        "UPDATE case_results SET runtime_median_us = 2500 WHERE kind = 'benchmark'"
+        " AND job_id = (SELECT result_job_id FROM submissions WHERE id = $1)",
+        seeded.ranked["bob"],
+    )
+    page = await get_text(client, "/problems/vector_add")
+    bob_id = await pool.fetchval("SELECT id FROM users WHERE display_name = 'bob'")
+    row = next(r for r in page.split("<tr>") if ">bob</a>" in r)
+    assert f'<a href="/users/{bob_id}">bob</a>' in row and "<td class=num>2.500 ms</td>" in row
+    assert "<th class=num>runtime</th>" in page and "1.000 µs" in page  # the others' one case took 1 µs
+
+
+async def test_a_page_past_the_end_of_a_board_says_so_and_links_the_last(client: TestClient, seeded: Seeded) -> None:
+    page = await get_text(client, "/problems/vector_add?gpu=h100&dtype=float32&page=7")
+    assert "No ranked submissions on this board yet" not in page
+    assert "Page 7 is past the end of this board&#x27;s 4 entries" in page
+    assert "page=1" in page and ">page 1</a>" in page
+
+
+async def test_a_hostile_problem_title_is_escaped_on_the_list_and_its_page(
+    client: TestClient, pool: asyncpg.Pool
+) -> None:
+    await add_problems(pool, ProblemSpec("evil", HOSTILE, 1, ("float32",)))
+    receipt = await submit_scored(pool, HOSTILE, 5.0, slug="evil")
+    user_id = await pool.fetchval("SELECT user_id FROM submissions WHERE id = $1", receipt.submission_id)
+    for path in ("/", "/problems/evil", f"/submissions/{receipt.submission_id}", f"/users/{user_id}"):
+        page = await get_text(client, path)
+        assert HOSTILE not in page and "<script>" not in page, path
+        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;" in page, path
