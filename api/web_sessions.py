@@ -106,8 +106,10 @@ async def _discord_authorization(request: web.Request, access_token: str) -> _Di
             timeout=aiohttp.ClientTimeout(total=DISCORD_TIMEOUT_S),
         ) as response:
             if response.status == 401:
-                raise ProblemError(
-                    "token_invalid", "Discord does not know this access token (expired or revoked); sign in again."
+                raise _refused(
+                    request,
+                    "token_invalid",
+                    "Discord does not know this access token (expired or revoked); sign in again.",
                 )
             if response.status != 200:
                 log.warning("Discord answered %d to GET /oauth2/@me", response.status)

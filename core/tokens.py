@@ -197,12 +197,8 @@ async def revoke_token(pool: asyncpg.Pool, external_id: str, which: str | int) -
     return row
 
 
-async def verify_token(
-    pool: asyncpg.Pool, token: str, *, now: datetime | None = None, record_use: bool = True
-) -> VerifiedToken:
-    """The live token `token` and its owner. Raises TokenInvalidError, TokenExpiredError or TokenRevokedError.
-
-    `record_use=False` only reads: the web checks its sessions' tokens through a pool that may not write."""
+async def verify_token(pool: asyncpg.Pool, token: str, *, now: datetime | None = None) -> VerifiedToken:
+    """The live token `token` and its owner. Raises TokenInvalidError, TokenExpiredError or TokenRevokedError."""
     if not looks_like_token(token):
         raise TokenInvalidError(
             f"This is not a personal token: they start with `{TOKEN_PREFIX}`; make one with /token create."
@@ -212,6 +208,12 @@ async def verify_token(
     # The lookup is by hash, so its timing says nothing of the secret; the compare is constant-time regardless.
     if found is None or not hmac.compare_digest(found.token_sha256, digest):
         raise TokenInvalidError("This token is not known; check it was copied whole, or make one with /token create.")
+    verified = _verified(found, now)
+    await store.mark_used(pool, verified.token_id, LAST_USED_EVERY_S)
+    return verified
+
+
+def _verified(found: store.TokenOwner, now: datetime | None) -> VerifiedToken:
     row = found.token
     if row.revoked_at is not None:
         raise TokenRevokedError(f"This token ({row.name}) was revoked; make a new one with /token create.")
@@ -220,8 +222,6 @@ async def verify_token(
             f"This token ({row.name}) expired at {row.expires_at:%Y-%m-%d %H:%M} UTC; "
             "make a new one with /token create."
         )
-    if record_use:
-        await store.mark_used(pool, row.id, LAST_USED_EVERY_S)
     return VerifiedToken(
         token_id=row.id,
         user_id=row.user_id,
@@ -231,3 +231,13 @@ async def verify_token(
         expires_at=row.expires_at,
         banned=found.banned,
     )
+
+
+async def live_token_by_id(pool: asyncpg.Pool, token_id: int, *, now: datetime | None = None) -> VerifiedToken:
+    """The live token with this id and its owner, read only, never by its secret: for the web, whose read-only role
+    may not read token hashes, and which knows its visitor holds the token by a cookie it signed itself. Raises
+    TokenInvalidError, TokenExpiredError or TokenRevokedError as `verify_token` does."""
+    found = await store.token_by_id(pool, token_id)
+    if found is None:
+        raise TokenInvalidError("This token is not known; sign in again.")
+    return _verified(found, now)

@@ -1,9 +1,12 @@
 """Who is signed in to the web, and the CSRF token their forms carry.
 
 A signed-in browser holds one cookie, `SESSION_COOKIE`: a personal token of the arena (`core/tokens.py`) that the
-API service made when the user signed in with Discord (`web/signin.py`, `api/web_sessions.py`). The web never
-writes: it checks the token by reading the store through its read-only pool, so a token that expired or was
-revoked (signed out, here or with /token revoke) means signed out at once, on every replica.
+API service made when the user signed in with Discord (`web/signin.py`, `api/web_sessions.py`), with the token's
+id and its owner, sealed with the web's secret (HMAC-SHA256; readable by its holder, whose own token it is, and
+unforgeable without the secret). The web never writes, and its read-only role may not read token hashes: on every
+request it reads the token's row by the sealed id, so a token that expired or was revoked (signed out, here or
+with /token revoke) means signed out at once, on every replica. The token itself is what the web sends to the API
+to act as the user (`Authorization: Bearer`), where it is checked by its hash.
 
 Every form and every same-origin script's POST carries a CSRF token derived from the session, in the form field
 `csrf` or the header `X-CSRF-Token`: `HMAC(ARENA_WEB_SECRET, SHA-256(token))`. It changes with each sign-in and
@@ -16,20 +19,23 @@ cannot be computed without the web's secret; `check_csrf` compares it in constan
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import ipaddress
+import json
+import time
 import urllib.parse
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Final
+from datetime import datetime, timedelta
+from typing import Any, Final
 
 import asyncpg
 from aiohttp.web import AppKey, Application, HTTPForbidden, Request, RequestKey, StreamResponse
 
 from core.errors import UserFacingError
 from core.members import PLATFORM
-from core.tokens import TokenError, looks_like_token, token_digest, verify_token
+from core.tokens import TokenError, live_token_by_id, looks_like_token, token_digest
 from web.html import Html, esc
 from web.settings import WebSettings
 
@@ -145,23 +151,73 @@ def csrf_token(secret: bytes, token: str) -> str:
     return hmac.new(secret, b"csrf\x00" + token_digest(token), hashlib.sha256).hexdigest()
 
 
-async def session_of_token(app: Application, token: str) -> WebSession | None:
-    """The session `token` stands for, or None when sign-in is off or the token is not live (unknown, expired,
-    revoked) or not a Discord user's."""
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _mac(secret: bytes, purpose: str, payload: bytes) -> bytes:
+    # The purpose is signed too, so that a value sealed for one cookie is refused as another.
+    return hmac.new(secret, purpose.encode() + b"\x00" + payload, hashlib.sha256).digest()
+
+
+def seal(secret: bytes, purpose: str, data: dict[str, Any]) -> str:
+    """`data` (with an `exp`, seconds since the epoch) as a cookie value that only the holder of `secret` could
+    have written for `purpose`; it is signed, not hidden."""
+    payload = json.dumps(data, separators=(",", ":")).encode()
+    return f"{_b64(payload)}.{_b64(_mac(secret, purpose, payload))}"
+
+
+def unseal(secret: bytes, purpose: str, value: str | None, now: float) -> dict[str, Any] | None:
+    """The data of a value sealed for `purpose` that is intact and whose `exp` is not past; None otherwise."""
+    if not value or value.count(".") != 1:
+        return None
+    body, mac = value.split(".")
+    try:
+        payload, sent = _unb64(body), _unb64(mac)
+        if not hmac.compare_digest(sent, _mac(secret, purpose, payload)):
+            return None
+        data = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("exp"), int) or data["exp"] < now:
+        return None
+    return data
+
+
+_SESSION_PURPOSE: Final = "session"
+
+
+def session_cookie_value(config: SignInConfig, token: str, token_id: int, user_id: int, expires_at: datetime) -> str:
+    """The session cookie's value for a token the API service made: the token, its id and owner, sealed."""
+    claims = {"token": token, "id": token_id, "user": user_id, "exp": int(expires_at.timestamp())}
+    return seal(config.secret, _SESSION_PURPOSE, claims)
+
+
+async def session_of_cookie(app: Application, value: str) -> WebSession | None:
+    """The session a session cookie's value stands for, or None when sign-in is off, the value was not sealed by
+    this web, or its token is not live (expired, revoked) or not a Discord user's."""
     config = app.get(CONFIG)
-    if config is None or not looks_like_token(token):
+    if config is None:
+        return None
+    claims = unseal(config.secret, _SESSION_PURPOSE, value, time.time())
+    if claims is None or not looks_like_token(str(claims.get("token"))) or not isinstance(claims.get("id"), int):
         return None
     try:
-        verified = await verify_token(app[app[POOL_KEY]], token, record_use=False)
+        live = await live_token_by_id(app[app[POOL_KEY]], claims["id"])
     except TokenError:
         return None
-    platform, _, discord_id = verified.external_id.partition(":")
-    if platform != PLATFORM or not discord_id:
+    platform, _, discord_id = live.external_id.partition(":")
+    if live.user_id != claims.get("user") or platform != PLATFORM or not discord_id:
         return None
+    token = str(claims["token"])
     return WebSession(
-        user_id=verified.user_id,
+        user_id=live.user_id,
         discord_id=discord_id,
-        name=verified.display_name,
+        name=live.display_name,
         token=token,
         csrf=csrf_token(config.secret, token),
     )
@@ -172,8 +228,8 @@ async def signed_in(request: Request) -> WebSession | None:
     cached = request.get(_CACHED, None)
     if cached is not None:
         return None if cached is _NOBODY else cached  # type: ignore[return-value]
-    token = request.cookies.get(SESSION_COOKIE)
-    session = await session_of_token(request.app, token) if token else None
+    value = request.cookies.get(SESSION_COOKIE)
+    session = await session_of_cookie(request.app, value) if value else None
     request[_CACHED] = _NOBODY if session is None else session
     return session
 
@@ -194,13 +250,13 @@ def csrf_field(session: WebSession) -> Html:
     return Html(f'<input type="hidden" name="{CSRF_FIELD}" value="{esc(session.csrf)}">')
 
 
-def set_session_cookie(response: StreamResponse, config: SignInConfig, token: str) -> None:
-    """Put the signed-in user's token in the browser: HttpOnly, SameSite=Lax, Path=/, Secure unless the web is
-    served on loopback over http; it lasts as long as the token does."""
+def set_session_cookie(response: StreamResponse, config: SignInConfig, value: str, expires_at: datetime) -> None:
+    """Put the session (`session_cookie_value`) in the browser: HttpOnly, SameSite=Lax, Path=/, Secure unless the
+    web is served on loopback over http; it lasts as long as the token does."""
     response.set_cookie(
         SESSION_COOKIE,
-        token,
-        max_age=int(config.lifetime.total_seconds()),
+        value,
+        max_age=max(0, int(expires_at.timestamp() - time.time())),
         path="/",
         secure=config.secure_cookies,
         httponly=True,

@@ -22,13 +22,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 import time
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final
+from datetime import datetime
+from typing import Final
 
 import aiohttp
 import asyncpg
@@ -42,7 +42,9 @@ from aiohttp.web import (
     middleware,
     post,
 )
+from pydantic import ValidationError
 
+from api.web_sessions import WebSession as WebSessionAnswer
 from web.html import HEADER_ACCOUNT, Html, esc, link, path_with
 from web.pages import error_page
 from web.session import (
@@ -54,15 +56,19 @@ from web.session import (
     check_csrf,
     clear_session_cookie,
     csrf_field,
+    seal,
+    session_cookie_value,
     set_session_cookie,
     signed_in,
     signin_config,
+    unseal,
 )
 from web.settings import WebSettings
 
 log = logging.getLogger(__name__)
 
 SIGNIN_COOKIE: Final = "arena_signin"
+SIGNIN_PURPOSE: Final = "signin"
 SIGNIN_PATH: Final = "/signin"
 SIGNIN_COOKIE_S: Final = 600  # long enough to read Discord's consent page, short enough to be of no use later
 SCOPE: Final = "identify"
@@ -100,44 +106,9 @@ def safe_next(raw: str | None) -> str:
     return raw
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def _mac(secret: bytes, payload: bytes) -> bytes:
-    return hmac.new(secret, b"signin\x00" + payload, hashlib.sha256).digest()
-
-
-def seal(secret: bytes, data: dict[str, Any]) -> str:
-    """`data` as a cookie value that only the holder of `secret` could have written (it is not hidden)."""
-    payload = json.dumps(data, separators=(",", ":")).encode()
-    return f"{_b64(payload)}.{_b64(_mac(secret, payload))}"
-
-
-def unseal(secret: bytes, value: str | None, now: float) -> dict[str, Any] | None:
-    """The data of a sealed value that is intact and not past its `exp`; None otherwise."""
-    if not value or value.count(".") != 1:
-        return None
-    body, mac = value.split(".")
-    try:
-        payload, sent = _unb64(body), _unb64(mac)
-        if not hmac.compare_digest(sent, _mac(secret, payload)):
-            return None
-        data = json.loads(payload)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("exp"), int) or data["exp"] < now:
-        return None
-    return data
-
-
 def s256(verifier: str) -> str:
     """RFC 7636 §4.2: the challenge of a verifier."""
-    return _b64(hashlib.sha256(verifier.encode("ascii")).digest())
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode()
 
 
 def _off(request: Request) -> Response:
@@ -174,9 +145,8 @@ async def signin(request: Request) -> StreamResponse:
         headers={"Location": f"{config.discord_url}/oauth2/authorize?{urllib.parse.urlencode(query)}"},
     )
     response.headers["Cache-Control"] = "no-store"
-    sealed = seal(
-        config.secret, {"state": state, "verifier": verifier, "next": target, "exp": int(time.time()) + SIGNIN_COOKIE_S}
-    )
+    attempt = {"state": state, "verifier": verifier, "next": target, "exp": int(time.time()) + SIGNIN_COOKIE_S}
+    sealed = seal(config.secret, SIGNIN_PURPOSE, attempt)
     response.set_cookie(
         SIGNIN_COOKIE,
         sealed,
@@ -227,8 +197,9 @@ async def _discord_token(request: Request, config: SignInConfig, code: str, veri
     return str(body["access_token"])
 
 
-async def _arena_session(request: Request, config: SignInConfig, access_token: str) -> str:
-    """The personal token the API service makes for the Discord user behind `access_token`."""
+async def _arena_session(request: Request, config: SignInConfig, access_token: str) -> tuple[str, datetime]:
+    """The session cookie's value for the personal token the API service makes for the Discord user behind
+    `access_token`, and when it expires."""
     body = {"discord_access_token": access_token, "days": config.lifetime.days}
     try:
         async with request.app[_HTTP].post(f"{config.api_url}/v1/sessions", json=body) as answer:
@@ -236,20 +207,26 @@ async def _arena_session(request: Request, config: SignInConfig, access_token: s
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         log.warning("POST /v1/sessions to the API service failed: %s", exc)
         raise _SignInError("The arena's API service cannot be reached; try again in a moment.", 502) from None
-    if status != 201 or not isinstance(found, dict) or not isinstance(found.get("token"), str):
+    if status != 201 or not isinstance(found, dict):
         detail = found.get("detail") if isinstance(found, dict) else None
         log.info("the API service refused the sign-in: %s %s", status, detail)
         raise _SignInError(
             f"The arena refused the sign-in: {str(detail or status)[:300]}", 403 if status < 500 else 502
         )
-    return str(found["token"])
+    try:
+        made = WebSessionAnswer.model_validate(found)
+    except ValidationError:
+        log.warning("the API service's answer to POST /v1/sessions was not understood: %.300r", found)
+        raise _SignInError("The arena's answer was not understood; try again in a moment.", 502) from None
+    value = session_cookie_value(config, made.token, made.token_id, made.user.id, made.expires_at)
+    return value, made.expires_at
 
 
 async def callback(request: Request) -> StreamResponse:
     config = _config(request)
     if config is None:
         return _off(request)
-    started = unseal(config.secret, request.cookies.get(SIGNIN_COOKIE), time.time())
+    started = unseal(config.secret, SIGNIN_PURPOSE, request.cookies.get(SIGNIN_COOKIE), time.time())
     try:
         if started is None:
             raise _SignInError(f"This sign-in expired, or was begun in another browser. {_AGAIN}", 400)
@@ -265,12 +242,12 @@ async def callback(request: Request) -> StreamResponse:
         if not code:
             raise _SignInError(f"Discord sent no code back. {_AGAIN}", 400)
         access_token = await _discord_token(request, config, code, str(started["verifier"]))
-        token = await _arena_session(request, config, access_token)
+        value, expires_at = await _arena_session(request, config, access_token)
     except _SignInError as failed:
         response = _page("Sign-in failed", failed.message, failed.status)
     else:
         response = Response(status=303, headers={"Location": safe_next(started["next"]), "Cache-Control": "no-store"})
-        set_session_cookie(response, config, token)
+        set_session_cookie(response, config, value, expires_at)
     # The state and verifier are for this one attempt: used or refused, they go.
     response.del_cookie(SIGNIN_COOKIE, path=SIGNIN_PATH, secure=config.secure_cookies, httponly=True, samesite="Lax")
     return response

@@ -93,6 +93,27 @@ async def token_by_hash(conn: Conn, token_sha256: bytes) -> TokenOwner | None:
     )
 
 
+async def token_by_id(conn: Conn, token_id: int) -> TokenOwner | None:
+    """The token with this id and its owner, read without its hash (`token_sha256` is empty): for the web's
+    read-only role, which may not read hashes; the caller knows the holder has the token some other way."""
+    record = await conn.fetchrow(
+        f"""SELECT {", ".join("t." + c.strip() for c in _COLUMNS.split(","))}, u.external_id, u.display_name,
+            EXISTS (SELECT 1 FROM bans b WHERE b.user_id = t.user_id AND b.lifted_at IS NULL) AS banned
+        FROM personal_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.id = $1""",
+        token_id,
+    )
+    if record is None:
+        return None
+    return TokenOwner(
+        token=_row(record),
+        token_sha256=b"",
+        external_id=record["external_id"],
+        display_name=record["display_name"],
+        banned=record["banned"],
+    )
+
+
 async def list_tokens(conn: Conn, user_id: int, *, include_gone: bool = False, limit: int = 100) -> list[TokenRow]:
     """The user's tokens, newest first; revoked and expired ones only with `include_gone`."""
     records = await conn.fetch(

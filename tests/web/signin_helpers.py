@@ -28,7 +28,7 @@ from tests.fakediscord.models import FakeUser
 from tests.fakediscord.oauth import FakeDiscordOAuth, OAuthClient
 from tests.web.web_helpers import Clock
 from web.app import create_app
-from web.session import SESSION_COOKIE, WebSession, session_of_token
+from web.session import SESSION_COOKIE, WebSession, session_of_cookie
 from web.settings import WebSettings
 
 WEB_SECRET = "test-web-secret-" + "k" * 32
@@ -91,7 +91,7 @@ async def signin_stack(
 
 
 def session_cookie(client: TestClient) -> str | None:
-    """The session cookie the browser holds for the web, if any."""
+    """The session cookie's value the browser holds for the web, if any (`web.session.session_of_cookie` reads it)."""
     cookie = client.session.cookie_jar.filter_cookies(client.make_url("/")).get(SESSION_COOKIE)
     return cookie.value if cookie is not None and cookie.value else None
 
@@ -105,8 +105,8 @@ async def sign_in(client: TestClient, fake_oauth: FakeDiscordOAuth, discord_user
     text = await response.text()
     assert response.status == 200, f"the sign-in ended {response.status}: {text[:500]}"
     assert fake_oauth.refusals[refused_before:] == [], fake_oauth.refusals[refused_before:]
-    token = session_cookie(client)
-    assert token is not None, "no session cookie after the sign-in"
-    session = await session_of_token(client.server.app, token)
+    value = session_cookie(client)
+    assert value is not None, "no session cookie after the sign-in"
+    session = await session_of_cookie(client.server.app, value)
     assert session is not None and session.discord_id == discord_user.id
     return session
