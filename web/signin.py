@@ -138,7 +138,6 @@ async def signin(request: Request) -> StreamResponse:
         "state": state,
         "code_challenge": s256(verifier),
         "code_challenge_method": "S256",
-        "prompt": "none",  # Discord skips its consent page for a user who approved the application before
     }
     response = Response(
         status=302,
@@ -321,7 +320,8 @@ def add_signin_routes(app: Application, settings: WebSettings, pool_key: AppKey[
     except SignInOffError as off:
         config = None
         app[_OFF_REASON] = off.message
-        log.info("web sign-in is off: %s", off.message)
+        # A secret without the rest is a configuration half done; no secret at all is a choice.
+        (log.warning if settings.secret is not None else log.info)("web sign-in is off: %s", off.message)
     app[CONFIG] = config
     app.add_routes([get(SIGNIN_PATH, signin), get(f"{SIGNIN_PATH}/callback", callback), post("/signout", signout)])
     if config is None:

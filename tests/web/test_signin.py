@@ -5,6 +5,7 @@ browser: its cookie jar keeps what the servers set."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from http.cookies import Morsel, SimpleCookie
 from typing import Any
@@ -22,7 +23,8 @@ from tests.fakediscord.oauth import s256
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.store_helpers import VECTOR_ADD, add_problems, request
 from tests.web.signin_helpers import NELLY, ROY, WEB_SECRET, SignInStack, session_cookie, sign_in, signin_stack
-from web.session import SESSION_COOKIE, seal, session_of_cookie, unseal
+from web.session import SESSION_COOKIE, SignInOffError, seal, session_of_cookie, signin_config, unseal
+from web.settings import WebSettings
 from web.signin import SIGNIN_COOKIE, SIGNIN_PURPOSE, safe_next
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
@@ -409,3 +411,36 @@ async def test_a_session_cookie_not_sealed_by_this_web_signs_nobody_in(
         for cookie in forged:
             assert await session_of_cookie(app, cookie) is None, cookie
         assert await session_of_cookie(app, value or "") == nelly
+
+
+@pytest.mark.parametrize(
+    ("overrides", "says"),
+    [
+        ({"secret": None}, "ARENA_WEB_SECRET"),
+        ({"secret": "short"}, "shorter than 32 bytes"),
+        ({"discord_client_secret": None}, "ARENA_WEB_DISCORD_CLIENT_SECRET"),
+        ({"public_url": None}, "ARENA_WEB_PUBLIC_URL"),
+        ({"public_url": "http://arena.example.org"}, "https://"),
+        ({"public_url": "https://arena.example.org/?x=1"}, "scheme, host and port only"),
+    ],
+)
+def test_sign_in_is_off_until_configured_and_says_what_is_missing(overrides: dict[str, Any], says: str) -> None:
+    values: dict[str, Any] = {
+        "secret": WEB_SECRET,
+        "discord_client_id": "1",
+        "discord_client_secret": "s",
+        "public_url": "https://arena.example.org",
+        **overrides,
+    }
+    with pytest.raises(SignInOffError, match=re.escape(says)):
+        signin_config(WebSettings(**values))
+
+
+def test_a_configured_sign_in_redirects_to_the_public_address() -> None:
+    settings = WebSettings(
+        secret=WEB_SECRET, discord_client_id="1", discord_client_secret="s", public_url="https://arena.example.org/"
+    )
+    config = signin_config(settings)
+    assert config.redirect_uri == "https://arena.example.org/signin/callback" and config.secure_cookies
+    loopback = signin_config(settings.model_copy(update={"public_url": "http://localhost:8080"}))
+    assert loopback.redirect_uri == "http://localhost:8080/signin/callback" and not loopback.secure_cookies
