@@ -101,7 +101,8 @@ STYLESHEET = "/static/arena.css?v=2"
 
 # The header's account slot for the request being answered: "Sign in with Discord" or "<name> · Sign out", set
 # per request by web/signin.py's middleware; empty while sign-in is off.
-HEADER_ACCOUNT: ContextVar[Html] = ContextVar("header_account", default=Html(""))
+NO_ACCOUNT = Html("")
+HEADER_ACCOUNT: ContextVar[Html] = ContextVar("header_account", default=NO_ACCOUNT)
 
 
 def page(title: str, body: Html) -> str:
