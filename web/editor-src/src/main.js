@@ -20,6 +20,15 @@ import { cpp } from "@codemirror/lang-cpp";
 import { python } from "@codemirror/lang-python";
 
 const EXTENSIONS = { cuda: ".cu", python: ".py", triton: ".py" };
+// The editor's look, inside its shadow root (the page's style sheet does not reach there).
+const LOOK = EditorView.theme({
+  "&": { height: "min(24rem, 60vh)", minHeight: "14rem", fontSize: "0.88rem", backgroundColor: "#fff" },
+  "&.cm-focused": { outline: "2px solid #2a5db0", outlineOffset: "-2px" },
+  ".cm-scroller": { fontFamily: "ui-monospace, SFMono-Regular, Menlo, monospace", lineHeight: "1.45", overflow: "auto" },
+  ".cm-gutters": { backgroundColor: "#f5f6f8", color: "#5f6673", borderRight: "1px solid #e2e2e2" },
+  ".cm-activeLine": { backgroundColor: "#f3f6fc" },
+  ".cm-activeLineGutter": { backgroundColor: "#e8eef9" },
+});
 // How long the finished run stays on screen before the result page opens.
 const LAND_AFTER_MS = 1500;
 
@@ -57,8 +66,16 @@ function setupEditor(form) {
   let loaded = textarea.value;
   let uploadedName = null;
 
+  // The editor lives in a shadow root: CodeMirror then puts its styles in a constructed style sheet adopted by
+  // that root, which the page's Content-Security-Policy (style-src 'self', no inline style) allows, where the
+  // <style> element it would add to the document's head is refused.
+  const host = document.createElement("div");
+  host.className = "editor-host";
+  textarea.parentNode.insertBefore(host, textarea);
+  const shadow = host.attachShadow({ mode: "open" });
   const view = new EditorView({
-    parent: textarea.parentNode,
+    parent: shadow,
+    root: shadow,
     state: EditorState.create({
       doc: textarea.value,
       extensions: [
@@ -71,6 +88,7 @@ function setupEditor(form) {
         indentUnit.of("    "),
         bracketMatching(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        LOOK,
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         language.of(languageSupport(languageSelect.value)),
         EditorView.contentAttributes.of({ "aria-label": "Solution code", "aria-multiline": "true" }),
@@ -80,7 +98,6 @@ function setupEditor(form) {
       ],
     }),
   });
-  textarea.parentNode.insertBefore(view.dom, textarea);
   textarea.hidden = true;
   form.classList.add("has-editor");
 
