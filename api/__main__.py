@@ -22,6 +22,7 @@ from core.fleet import FleetSettings, sweep_silent
 from core.fleet_view import FleetView, RunnerFactory
 from core.store.fleet import LiveRunner
 from core.store.pool import open_store
+from core.submission_events import case_publisher
 from runner.client import JobRunner
 from runner.clients.remote import fleet_runner
 
@@ -80,7 +81,8 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
         if settings.dispatch:
             runners = RunnerPool()
             view = FleetView(store.pool, runners, runner_factory(session, settings.fleet), settings.fleet)
-            dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch)
+            # Each case its runner finishes is told to every replica's event streams (`case` events).
+            dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch, on_event=case_publisher(store.pool))
             # The live runners are known before recovery, so that a job in flight at a restart is followed again on
             # its runner rather than run a second time.
             with contextlib.suppress(*STORE_ERRORS):

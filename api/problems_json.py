@@ -78,6 +78,7 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     # 405, 409
     "method_not_allowed": ProblemCode(405, "Method not allowed"),
     "conflict": ProblemCode(409, "Conflict"),
+    "submission_finished": ProblemCode(409, "Submission already finished"),
     # 413, 415: the body
     "payload_too_large": ProblemCode(413, "Payload too large"),
     "unsupported_media_type": ProblemCode(415, "Unsupported media type"),

@@ -4,7 +4,8 @@ Every event comes from the store (`core.submission_events`), so any replica of t
 a follower that lost its connection sends `Last-Event-ID` (or `?after=`, for clients that cannot set headers) and
 gets exactly the kept events after that one: none lost, none repeated. Each event is
 
-    id: 7281            (kept events only; a `queue` event, the place while waiting, has none)
+    id: 7281            (kept events only; a `queue` event, the place while waiting, and a `case` event, a test
+                         case its runner finished, have none)
     event: running
     data: {...}         (a SubmissionEventView)
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any
 
 import asyncpg
@@ -25,11 +27,14 @@ from api.problems_json import ProblemError, openapi_problem_responses
 from api.public_subs import SUBMISSION_ID, submission_id
 from api.submission_models import SubmissionEventView
 from api.user_auth import authenticate
-from core.submission_events import FollowPace, SubmissionEvent, follow
+from core.submission_events import CaseFeed, FollowPace, SubmissionEvent, follow
 from core.submissions import get_submission
+
+log = logging.getLogger(__name__)
 
 POOL = web.AppKey("events_pool", asyncpg.Pool)
 PACE = web.AppKey("events_pace", FollowPace)
+CASES = web.AppKey("events_cases", CaseFeed)
 KEEPALIVE_S = 15.0
 # What a client waits before reconnecting after a dropped stream (the SSE `retry` field), in milliseconds.
 RETRY_MS = 2000
@@ -81,7 +86,7 @@ async def get_events(request: web.Request) -> web.StreamResponse:
 
     async def read() -> None:
         try:
-            async for event in follow(pool, sub_id, after, request.app[PACE]):
+            async for event in follow(pool, sub_id, after, request.app[PACE], request.app[CASES]):
                 await events.put(event)
         except Exception:
             await events.put(_DONE)
@@ -104,6 +109,10 @@ async def get_events(request: web.Request) -> web.StreamResponse:
     except (ConnectionResetError, asyncio.CancelledError):
         reader.cancel()
         raise
+    except Exception:
+        # The answer has begun: no problem details can follow the events. The stream ends cleanly instead, so that
+        # the client reconnects with Last-Event-ID rather than wait on a response that never finishes.
+        log.exception("submission %d: its event stream failed", sub_id)
     finally:
         if not reader.done():
             reader.cancel()
@@ -117,7 +126,13 @@ async def get_events(request: web.Request) -> web.StreamResponse:
 def register(app: web.Application, pool: asyncpg.Pool, pace: FollowPace | None = None) -> None:
     app[POOL] = pool
     app[PACE] = pace or FollowPace()
+    app[CASES] = CaseFeed(pool)
     app.router.add_get("/v1/submissions/{submission_id}/events", get_events)
+
+    async def stop_listening(app: web.Application) -> None:
+        await app[CASES].close()
+
+    app.on_cleanup.append(stop_listening)
 
 
 def openapi_paths() -> dict[str, Any]:

@@ -5,7 +5,9 @@ The same checks (extension, size, UTF-8, problem, dtype, mode, the GPU pool), th
 Discord runs. The submission and its queued job are stored before the 202 answers with its id and queue place.
 
 The body is `multipart/form-data` with the fields `problem`, `file` (the source, with its file name), and optional
-`dtype`, `mode`, `gpu`, `profile_case`. An `Idempotency-Key` header makes a retry answer the first submission.
+`dtype`, `mode`, `gpu`, `profile_case`. An `Idempotency-Key` header makes a retry answer the first submission. A ranked
+run on a problem that a contest holds is answered with `contests`: what it will count for, or why none (a run made
+before the contest's start counts for nothing there, and says so now rather than after its result).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncpg
 from aiohttp import BodyPartReader, web
 
 from api.problems_json import ProblemError, openapi_problem_responses
+from api.public_subs import contests_of
 from api.settings import ApiSettings
 from api.submission_models import SubmissionAccepted
 from api.user_auth import authenticate
@@ -191,6 +194,7 @@ async def post_submission(request: web.Request) -> web.Response:
         duplicate=ticket.receipt.duplicate,
         events=f"{path}/events",
         result=path,
+        contests=await contests_of(service.pool, sub_id, ticket.mode),
     )
     return web.json_response(text=accepted.model_dump_json(), status=202, headers={"Location": path})
 

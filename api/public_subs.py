@@ -2,7 +2,14 @@
 
 - `GET /v1/submissions/{id}`: the submission and, once its run ended, its result;
 - `GET /v1/submissions/{id}/code`: its source;
-- `GET /v1/submissions?problem=&before=&limit=`: the caller's submissions, newest first, a page at a time.
+- `GET /v1/submissions?problem=&before=&limit=`: the caller's submissions, newest first, a page at a time;
+- `DELETE /v1/submissions/{id}` (scope submit): its author withdraws it before it finished, as Ctrl-C on a local
+  `arena submit` does (`core.local_submit.withdraw_submission`): its job ends `failed`, the submission `failed` with
+  the error code `cancelled`, and no dispatcher runs it again. A submission that had finished is `409
+  submission_finished`.
+
+A ranked run on a problem that a contest holds carries `contests`: what it counts for, or why it counts for none
+(`core.contests.entry.submission_entries`, the line Discord and the CLI print).
 
 A submission is its author's. Someone else's reads as not found (ids reveal nothing), unless it is contest code
 that the reveal rules open to everyone (`core.browse.submission_detail`, `core.contests.code_revealed`).
@@ -10,17 +17,27 @@ that the reveal rules open to everyone (`core.browse.submission_detail`, `core.c
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 from aiohttp import web
 
 from api.problems_json import ProblemError, openapi_problem_responses
-from api.submission_models import SubmissionCode, SubmissionPage, SubmissionSummary, SubmissionView
+from api.submission_models import (
+    SubmissionCancelled,
+    SubmissionCode,
+    SubmissionPage,
+    SubmissionSummary,
+    SubmissionView,
+)
 from api.user_auth import authenticate
 from core.browse import submission_detail
+from core.contests.entry import ContestEntries, submission_entries
+from core.local_submit import withdraw_submission
 from core.problems import require_problem
-from core.store import submission_feed
+from core.store import jobs, submission_feed
+from core.submissions import get_submission as stored_submission
 
 POOL = web.AppKey("subs_pool", asyncpg.Pool)
 DEFAULT_PAGE = 20
@@ -49,11 +66,43 @@ def _json(model: Any, status: int = 200) -> web.Response:
     return web.json_response(text=model.model_dump_json(), status=status, headers={"Cache-Control": "no-store"})
 
 
+CANCELLED_THROUGH_API = "Cancelled by its author through the API before it finished; it will not run again."
+
+
+async def contests_of(pool: asyncpg.Pool, sub_id: int, mode: str) -> ContestEntries | None:
+    """What a ranked run counts for now (None: not ranked, or no contest holds its problem)."""
+    return await submission_entries(pool, sub_id, datetime.now(UTC)) if mode == "ranked" else None
+
+
 async def get_submission(request: web.Request) -> web.Response:
     user = await authenticate(request, "read")
-    detail = await submission_detail(request.app[POOL], submission_id(request), user.external_id)
+    pool = request.app[POOL]
+    detail = await submission_detail(pool, submission_id(request), user.external_id)
     summary = SubmissionSummary.of(detail.submission)
-    return _json(SubmissionView(**summary.model_dump(), owner=detail.owner_name, result=detail.result))
+    contests = await contests_of(pool, detail.submission.id, detail.submission.mode)
+    return _json(
+        SubmissionView(**summary.model_dump(), owner=detail.owner_name, result=detail.result, contests=contests)
+    )
+
+
+async def cancel_submission(request: web.Request) -> web.Response:
+    user = await authenticate(request, "submit")
+    pool = request.app[POOL]
+    sub_id = submission_id(request)
+    sub = await stored_submission(pool, sub_id)
+    if sub.user_id != user.user_id:
+        # Another's submission reads as not found, as every route of a submission answers it.
+        raise ProblemError(
+            "submission_not_found", f"You have no submission #{sub_id}; GET /v1/submissions lists yours."
+        )
+    found = await jobs.jobs_of(pool, sub_id)
+    if not found or not await withdraw_submission(pool, sub_id, found[-1].id, CANCELLED_THROUGH_API):
+        raise ProblemError(
+            "submission_finished",
+            f"Submission #{sub_id} had already finished ({sub.status}); GET /v1/submissions/{sub_id} reads its result.",
+        )
+    now = await stored_submission(pool, sub_id)
+    return _json(SubmissionCancelled(id=sub_id, cancelled=True, status=now.status))
 
 
 async def get_code(request: web.Request) -> web.Response:
@@ -89,6 +138,7 @@ def register(app: web.Application, pool: asyncpg.Pool) -> None:
     app[POOL] = pool
     app.router.add_get("/v1/submissions", list_submissions)
     app.router.add_get("/v1/submissions/{submission_id}", get_submission)
+    app.router.add_delete("/v1/submissions/{submission_id}", cancel_submission)
     app.router.add_get("/v1/submissions/{submission_id}/code", get_code)
 
 
@@ -133,6 +183,15 @@ def openapi_paths() -> dict[str, Any]:
                 "summary": "A submission and its result (scope read; the author's, or revealed contest code)",
                 "security": bearer,
                 "responses": {"200": _ok("SubmissionView", "the submission"), **refusals},
+            },
+            "delete": {
+                "summary": "Withdraw your submission before it finished (scope submit): it will not run again",
+                "security": bearer,
+                "responses": {
+                    "200": _ok("SubmissionCancelled", "withdrawn"),
+                    **refusals,
+                    **openapi_problem_responses(409),
+                },
             },
         },
         "/v1/submissions/{submission_id}/code": {

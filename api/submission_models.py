@@ -12,12 +12,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.contests.entry import ContestEntries
 from core.store.submissions import Submission
-from core.submission_events import SubmissionEvent
-from runner.api import SubmissionResult
+from core.submission_events import CaseProgress, SubmissionEvent
+from runner.api import CaseTiming, SubmissionResult
 from runner.names import DType, Language, Method, Mode, ScoreMetric, StoredStatus
 
-EventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "result"]
+EventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "case", "result"]
+CasePhase = Literal["test", "benchmark", "profile"]
 JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
 
 
@@ -41,6 +43,11 @@ class SubmissionAccepted(_Wire):
     duplicate: bool = Field(description="an earlier submission with the same idempotency key, answered again")
     events: str = Field(description="the path of its events (Server-Sent Events)")
     result: str = Field(description="the path of its result")
+    contests: ContestEntries | None = Field(
+        None,
+        description="a ranked run on a problem that a contest holds: what it will count for, or why none (`line`); "
+        "absent otherwise",
+    )
 
 
 class SubmissionSummary(_Wire):
@@ -90,6 +97,19 @@ class SubmissionView(SubmissionSummary):
 
     owner: str = Field(description="its author's display name")
     result: SubmissionResult | None = Field(None, description="None while it is queued or running")
+    contests: ContestEntries | None = Field(
+        None,
+        description="a ranked run on a problem that a contest holds: the contests it counts for, or why it counts "
+        "for none (`line`, one line for people); absent otherwise",
+    )
+
+
+class SubmissionCancelled(_Wire):
+    """DELETE /v1/submissions/{id}: the submission was withdrawn before it finished, and will not run again."""
+
+    id: int
+    cancelled: bool = Field(description="always true: a submission that had finished is refused with 409")
+    status: StoredStatus = Field(description="the submission's status now (`failed`, error code `cancelled`)")
 
 
 class SubmissionPage(_Wire):
@@ -111,6 +131,30 @@ class SubmissionCode(_Wire):
     source: str
 
 
+class CaseProgressView(_Wire):
+    """With a `case` event: one test case as its runner reported it, live (the stored result has them all)."""
+
+    phase: CasePhase = Field(description="test: verified; benchmark: timed; profile: run under Nsight Compute")
+    index: int = Field(ge=0, description="the case's index, from 0")
+    count: int = Field(ge=1, description="how many cases this phase has")
+    name: str = Field(description="the case's name, e.g. `n=1000` (empty for a profile's step)")
+    passed: bool | None = Field(None, description="phase test: whether the case passed")
+    message: str | None = Field(None, description="phase test: the verdict's message; phase profile: the step")
+    timing: CaseTiming | None = Field(None, description="phase benchmark: the case's timing")
+
+    @classmethod
+    def of(cls, case: CaseProgress) -> CaseProgressView:
+        return cls(
+            phase=case.phase,  # type: ignore[arg-type]
+            index=case.index,
+            count=case.count,
+            name=case.name,
+            passed=case.passed,
+            message=case.message,
+            timing=case.timing,
+        )
+
+
 class SubmissionEventView(_Wire):
     """One event of a submission, the `data` of a Server-Sent Event (the SSE `id` is `id` here, when kept) and
     one line of `arena submit --stream`."""
@@ -125,6 +169,7 @@ class SubmissionEventView(_Wire):
     start_in_s: float | None = None
     runner: str | None = Field(None, description="the runner that took this attempt")
     result: SubmissionResult | None = Field(None, description="with `result`: the stored result")
+    case: CaseProgressView | None = Field(None, description="with `case`: the case that just finished")
 
     @classmethod
     def of(cls, event: SubmissionEvent) -> SubmissionEventView:
@@ -139,6 +184,7 @@ class SubmissionEventView(_Wire):
             start_in_s=event.start_in_s,
             runner=event.runner,
             result=event.result,
+            case=None if event.case is None else CaseProgressView.of(event.case),
         )
 
 
@@ -148,5 +194,7 @@ MODELS: list[type[BaseModel]] = [
     SubmissionView,
     SubmissionPage,
     SubmissionCode,
+    SubmissionCancelled,
+    CaseProgressView,
     SubmissionEventView,
 ]

@@ -5,27 +5,233 @@ Each kept event is a logged move of the submission's job (`job_transitions`), an
 rise, and "the events after id N" is a query, never a replica's memory. The first event, `submitted` (id 0), is
 the submission as it was accepted. While the job waits, `queue` events say its place as it changes; they carry no
 id, since a place is worth knowing only now. The last event is `result`, with the stored result.
+
+While the job runs, `case` events say each test case as its runner finishes it. The runner reports them to the
+dispatcher that holds the job; that dispatcher's hook (`case_publisher`) tells them on the store's notification
+channel, and every replica's `CaseFeed` hears them there, so a stream on any replica gets them. They are live only,
+like `queue` events: kept nowhere and without an id (the stored result holds every case), so a stream resumed
+with Last-Event-ID gets the cases from then on.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from datetime import datetime
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 import asyncpg
+from pydantic import ValidationError
 
+from core.dispatch import STORE_ERRORS
 from core.results import load_result
 from core.store import jobs, submission_feed
-from core.store.submission_feed import JobMove
+from core.store.submission_feed import CASE_CHANNEL, MAX_NOTIFY_BYTES, JobMove
 from core.submissions import get_submission
-from runner.api import SubmissionResult
+from runner.api import CaseTiming, JobEvent, SubmissionResult
+
+log = logging.getLogger(__name__)
 
 # What a move of the job to each state is called as an event; every final state ends the stream with `result`.
 _MOVE_TYPES = {"dispatched": "dispatched", "running": "running", "queued": "requeued"}
-EVENT_TYPES = ("submitted", "queue", "dispatched", "running", "requeued", "result")
+EVENT_TYPES = ("submitted", "queue", "dispatched", "running", "requeued", "case", "result")
 SUBMITTED_ID = 0
+MAX_CASE_MESSAGE = 500
+"""A test's verdict message is cut to this many characters in a `case` event (the stored result has it whole)."""
+CASE_QUEUE = 256
+"""`case` events one stream holds before it drops the newest: a stream that reads nothing falls behind no further."""
+
+
+@dataclass(frozen=True)
+class CaseProgress:
+    """One test case that a runner finished: verified (`test`), timed (`benchmark`), or a profile's step."""
+
+    phase: str
+    index: int
+    count: int
+    name: str
+    passed: bool | None = None
+    message: str | None = None
+    timing: CaseTiming | None = None
+    at: datetime | None = None
+    """When the dispatcher heard it from the runner."""
+
+
+def case_progress_of(event: JobEvent, at: datetime | None = None) -> CaseProgress | None:
+    """The case a runner's event reports, or None for an event that reports none (accepted, compiling, done)."""
+    if event.index is None or not event.count:
+        return None
+    if event.type == "test_case" and event.test is not None:
+        message = event.test.message[:MAX_CASE_MESSAGE] or None
+        return CaseProgress("test", event.index, event.count, event.test.name, event.test.passed, message, at=at)
+    if event.type == "benchmark_case" and event.phase == "profile":
+        return CaseProgress("profile", event.index, event.count, "", message=event.message[:MAX_CASE_MESSAGE], at=at)
+    if event.type == "benchmark_case" and event.timing is not None:
+        return CaseProgress("benchmark", event.index, event.count, event.timing.name, timing=event.timing, at=at)
+    return None
+
+
+def encode_case(submission_id: int, case: CaseProgress) -> str | None:
+    """The notification's payload, or None when it would not fit one (a case name of kilobytes)."""
+    fields: dict[str, Any] = {k: v for k, v in asdict(case).items() if k not in ("timing", "at")}
+    fields["timing"] = None if case.timing is None else case.timing.model_dump(mode="json")
+    fields["at"] = None if case.at is None else case.at.isoformat()
+    payload = json.dumps({"s": submission_id, "case": fields}, separators=(",", ":"))
+    return payload if len(payload.encode()) < MAX_NOTIFY_BYTES else None
+
+
+def decode_case(fields: dict[str, Any]) -> CaseProgress:
+    """The case of a payload that `encode_case` wrote; ValueError, KeyError or TypeError for anything else."""
+    timing = fields.get("timing")
+    at = fields.get("at")
+    return CaseProgress(
+        phase=str(fields["phase"]),
+        index=int(fields["index"]),
+        count=int(fields["count"]),
+        name=str(fields["name"]),
+        passed=fields.get("passed"),
+        message=fields.get("message"),
+        timing=None if timing is None else CaseTiming.model_validate(timing),
+        at=None if at is None else datetime.fromisoformat(at),
+    )
+
+
+def case_publisher(pool: asyncpg.Pool) -> Callable[[int, JobEvent], Awaitable[None]]:
+    """A Dispatcher's `on_event` hook that tells every replica's event streams of each finished case."""
+
+    async def publish(submission_id: int, event: JobEvent) -> None:
+        case = case_progress_of(event, datetime.now(UTC))
+        if case is None:
+            return
+        payload = encode_case(submission_id, case)
+        if payload is None:
+            log.info("submission %d: case %d is too large to tell live; it is in the result", submission_id, case.index)
+            return
+        try:
+            await submission_feed.notify_case(pool, payload)
+        except STORE_ERRORS as exc:
+            # Live progress only: the job goes on, and the result holds every case.
+            log.warning("submission %d: could not tell case %d (%s)", submission_id, case.index, exc)
+
+    return publish
+
+
+class CaseWatch:
+    """The live cases of one submission, as this process hears them."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[CaseProgress] = asyncio.Queue(maxsize=CASE_QUEUE)
+
+    async def next_cases(self, timeout: float) -> list[CaseProgress]:
+        """The cases heard, waiting up to `timeout` seconds for the first; [] when none came."""
+        if self.queue.empty():
+            try:
+                async with asyncio.timeout(timeout):
+                    first = await self.queue.get()
+            except TimeoutError:
+                return []
+            cases = [first]
+        else:
+            cases = []
+        while not self.queue.empty():
+            cases.append(self.queue.get_nowait())
+        return cases
+
+
+class CaseFeed:
+    """One process's ear on CASE_CHANNEL: a single listening connection, held from the first watch until `close`,
+    shared by every stream; each notification goes to the watches of its submission, and the others are ignored.
+
+    A connection that dies is made again at the next watch, or the next time a stream asks (`ensure`): cases told
+    meanwhile are missed, which costs only their live display."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+        self._conn: asyncpg.Connection | None = None
+        self._lock = asyncio.Lock()
+        self._watches: dict[int, set[CaseWatch]] = {}
+        self.heard = 0
+        """Notifications heard (all submissions'), for the bench and the tests."""
+
+    @property
+    def listening(self) -> bool:
+        return self._conn is not None and not self._conn.is_closed()
+
+    async def ensure(self) -> bool:
+        """Listen, if this process does not already; False (logged) while the store cannot be reached."""
+        if self.listening:
+            return True
+        async with self._lock:
+            if self.listening:
+                return True
+            await self._drop()
+            try:
+                conn = await self._pool.acquire(timeout=5.0)
+            except (*STORE_ERRORS, TimeoutError) as exc:
+                log.warning("case events: cannot listen (%s); trying again at the next poll", exc)
+                return False
+            try:
+                await conn.add_listener(CASE_CHANNEL, self._notified)
+            except STORE_ERRORS as exc:
+                log.warning("case events: cannot listen (%s); trying again at the next poll", exc)
+                await self._release(conn)
+                return False
+            self._conn = conn
+            return True
+
+    @contextlib.asynccontextmanager
+    async def watch(self, submission_id: int) -> AsyncIterator[CaseWatch]:
+        """Hear the cases of `submission_id` from now until the block ends."""
+        watch = CaseWatch()
+        self._watches.setdefault(submission_id, set()).add(watch)
+        try:
+            await self.ensure()
+            yield watch
+        finally:
+            watchers = self._watches.get(submission_id)
+            if watchers is not None:
+                watchers.discard(watch)
+                if not watchers:
+                    del self._watches[submission_id]
+
+    def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
+        self.heard += 1
+        try:
+            data = json.loads(payload)
+            watchers = self._watches.get(int(data["s"]))
+            if not watchers:
+                return
+            case = decode_case(data["case"])
+        except (ValueError, KeyError, TypeError, ValidationError):
+            log.warning("case events: a notification that is not a case: %.200s", payload)
+            return
+        for watch in watchers:
+            with contextlib.suppress(asyncio.QueueFull):
+                watch.queue.put_nowait(case)
+
+    async def _release(self, conn: asyncpg.Connection) -> None:
+        try:
+            await self._pool.release(conn, timeout=5.0)
+        except (*STORE_ERRORS, TimeoutError):
+            with contextlib.suppress(asyncpg.InterfaceError):
+                conn.terminate()
+
+    async def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        if not conn.is_closed():
+            with contextlib.suppress(*STORE_ERRORS):
+                await conn.remove_listener(CASE_CHANNEL, self._notified)
+        await self._release(conn)
+
+    async def close(self) -> None:
+        async with self._lock:
+            await self._drop()
 
 
 @dataclass(frozen=True)
@@ -46,6 +252,8 @@ class SubmissionEvent:
     """The runner that took this attempt, where the store still names it."""
     result: SubmissionResult | None = None
     """With `result`: the stored result, as GET /v1/submissions/{id} shows it."""
+    case: CaseProgress | None = None
+    """With `case`: the test case its runner just finished."""
 
 
 @dataclass(frozen=True)
@@ -58,11 +266,38 @@ class FollowPace:
 
 
 async def follow(
-    pool: asyncpg.Pool, submission_id: int, after_id: int | None = None, pace: FollowPace = FollowPace()
+    pool: asyncpg.Pool,
+    submission_id: int,
+    after_id: int | None = None,
+    pace: FollowPace = FollowPace(),
+    cases: CaseFeed | None = None,
 ) -> AsyncIterator[SubmissionEvent]:
-    """The submission's events after `after_id` (None: all of them, `submitted` first), until its `result`.
+    """The submission's events after `after_id` (None: all of them, `submitted` first), until its `result`; with
+    `cases`, its `case` events too, as they are heard.
 
     Resuming after the `result` event yields nothing and ends at once."""
+    if cases is None:
+        async for event in _follow(pool, submission_id, after_id, pace, None):
+            yield event
+        return
+    # Watched before the first read of the moves, so that no case told after that read is missed.
+    async with cases.watch(submission_id) as watch:
+        async for event in _follow(pool, submission_id, after_id, pace, watch, cases):
+            yield event
+
+
+def _case_event(submission_id: int, attempt: int, runner: str | None, case: CaseProgress) -> SubmissionEvent:
+    return SubmissionEvent(None, "case", submission_id, "running", attempt, case.at, runner=runner, case=case)
+
+
+async def _follow(
+    pool: asyncpg.Pool,
+    submission_id: int,
+    after_id: int | None,
+    pace: FollowPace,
+    watch: CaseWatch | None,
+    feed: CaseFeed | None = None,
+) -> AsyncIterator[SubmissionEvent]:
     after = SUBMITTED_ID if after_id is None else after_id
     said_place: int | None = None
     if after_id is None:
@@ -76,15 +311,26 @@ async def follow(
     job_id: int | None = None
     state: str | None = None
     attempt = 1  # while queued: the attempt it waits for
+    runner: str | None = None
+    heard: list[CaseProgress] = []  # cases heard since the last read of the moves, said after the moves before them
     while True:
         moves = await submission_feed.moves_after(pool, submission_id, after)
         for move in moves:
             after = move.id
             event = await _event_of_move(pool, submission_id, move)
-            yield event
             if event.type == "result":
+                # The runner told its last cases before the result was stored: they come first.
+                for case in heard:
+                    yield _case_event(submission_id, attempt, runner, case)
+                yield event
                 return
+            yield event
             job_id, state, attempt = move.job_id, move.to_state, event.attempt
+            runner = event.runner if event.type in ("dispatched", "running") else None
+        if state in ("dispatched", "running"):
+            for case in heard:
+                yield _case_event(submission_id, attempt, runner, case)
+        heard = []  # a case heard while the job waits again belongs to an attempt that was given up
         if state is None or (state in jobs.FINAL_STATES and not moves):
             job = await _latest_job(pool, submission_id)
             if job is None:
@@ -113,7 +359,13 @@ async def follow(
                 )
         elif state != "queued":
             said_place, place_read_at = None, None
-        await asyncio.sleep(pace.poll_s)
+        if watch is None or feed is None:
+            await asyncio.sleep(pace.poll_s)
+        else:
+            await feed.ensure()
+            # A case wakes the stream at once: the moves are read again before it is said, so it never comes
+            # before the `running` that precedes it.
+            heard = await watch.next_cases(pace.poll_s)
 
 
 async def _latest_job(pool: asyncpg.Pool, submission_id: int) -> jobs.Job | None:
@@ -136,8 +388,10 @@ async def _event_of_move(pool: asyncpg.Pool, submission_id: int, move: JobMove) 
         sub = await get_submission(pool, submission_id)
         # The move and the result are stored in one transaction (core.results), so the result is there.
         result = await load_result(pool, sub)
+        # A job withdrawn while it waited for its first attempt ends at attempt 0: call it the first.
+        attempt = max(1, move.attempt)
         return SubmissionEvent(
-            move.id, "result", submission_id, move.to_state, move.attempt, move.at, runner=sub.runner, result=result
+            move.id, "result", submission_id, move.to_state, attempt, move.at, runner=sub.runner, result=result
         )
     runner = None
     if move.to_state in ("dispatched", "running"):

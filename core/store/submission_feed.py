@@ -1,5 +1,6 @@
 """What a submission's owner reads of it outside Discord: its jobs' moves in order (the events of the public API,
-served by any replica from the store) and the owner's submissions one page at a time."""
+served by any replica from the store), its cases as its runner reports them (a notification on CASE_CHANNEL, heard
+by every replica that listens, kept nowhere), and the owner's submissions one page at a time."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from datetime import datetime
 from core.store.pool import Conn
 from core.store.submissions import _SELECT as SUBMISSION_SELECT
 from core.store.submissions import Submission
+
+CASE_CHANNEL = "arena_submission_cases"
+"""The channel a dispatcher tells each finished case on; its payload is JSON with the submission's id (`s`)."""
+MAX_NOTIFY_BYTES = 7900
+"""PostgreSQL refuses a notification payload of 8000 bytes or more."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,11 @@ async def moves_after(conn: Conn, submission_id: int, after_id: int, limit: int 
         limit,
     )
     return [JobMove(**r) for r in rows]
+
+
+async def notify_case(conn: Conn, payload: str) -> None:
+    """Tell every listener of CASE_CHANNEL (any replica's event streams) of a finished case; nothing is stored."""
+    await conn.execute("SELECT pg_notify($1, $2)", CASE_CHANNEL, payload)
 
 
 async def page_of_user(

@@ -1,0 +1,130 @@
+"""Live `case` events in a submission's Server-Sent Events, over real HTTP and the real store: the dispatcher's hook
+(`case_publisher`, what `arena api` dispatches with) tells each case a runner finished on the store's notification
+channel, and the stream of another app on the same store (another replica) says it, after the `running` before it
+and before the `result`, each event checked against the OpenAPI document. Cases are live only: a stream resumed
+after the end gets none, and events that report no case (accepted, compiling, done) become none."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import asyncpg
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from store_helpers import ROOMY, add_problems, result_for
+from test_public_submissions import bearer, read_events, submit
+
+from api import public_events
+from api.app import create_app
+from api.settings import ApiSettings
+from core import fleet
+from core.results import record_result
+from core.settings import Settings
+from core.store import jobs
+from core.submission_events import FollowPace, case_progress_of, case_publisher, encode_case
+from runner import api as wire
+from runner.api import CaseTiming, JobEvent
+
+
+def api_app(pool: asyncpg.Pool) -> TestServer:
+    app = create_app(pool, ApiSettings(dispatch=False, arena=Settings(rate=ROOMY)))
+    app[public_events.PACE] = FollowPace(poll_s=0.05, place_every_s=0.1)
+    return TestServer(app)
+
+
+@pytest.fixture
+async def replicas(pool: asyncpg.Pool) -> AsyncIterator[tuple[TestClient, TestClient]]:
+    """Two API apps on one store: one takes the submission, the other serves its events."""
+    await add_problems(pool)
+    await fleet.create_join_token(pool, "cpu", lifetime=timedelta(hours=1))
+    async with TestClient(api_app(pool)) as first, TestClient(api_app(pool)) as second:
+        yield first, second
+
+
+def timing(index: int, name: str) -> CaseTiming:
+    return CaseTiming(
+        index=index,
+        name=name,
+        dims=[7],
+        method="cpu",
+        runtime_median_us=4.5,
+        runtime_mean_us=6.0,
+        gflops=0.0016,
+        gflops_mean=0.0015,
+        gbps=0.0186,
+        flops=7,
+        bytes=84,
+        samples=1000,
+        cv=0.3,
+        converged=True,
+    )
+
+
+async def test_cases_told_by_the_dispatcher_reach_a_stream_on_another_replica(
+    replicas: tuple[TestClient, TestClient], pool: asyncpg.Pool
+) -> None:
+    taker, server = replicas
+    alice = await bearer(pool)
+    accepted = await submit(taker, alice)
+    stream = await server.get(accepted["events"], headers=alice)
+    assert [e["type"] for _, e in await read_events(stream, 1)] == ["submitted"]
+
+    job = (await jobs.jobs_of(pool, accepted["id"]))[0]
+    lease = await jobs.claim_job(pool, job.id, "test-owner", 30.0, "runner-a")
+    assert lease is not None and await jobs.set_running(pool, lease)
+    publish = case_publisher(pool)
+    runner_events = [
+        JobEvent(seq=1, type="accepted", message="cpu"),
+        JobEvent(seq=2, type="compiling"),
+        JobEvent(
+            seq=3,
+            type="test_case",
+            index=0,
+            count=2,
+            test=wire.TestOutcome(index=0, name="n=7", dims=[7], passed=True, message="ok"),
+        ),
+        JobEvent(
+            seq=4,
+            type="test_case",
+            index=1,
+            count=2,
+            test=wire.TestOutcome(index=1, name="n=1000", dims=[1000], passed=False, message="x" * 2000),
+        ),
+        JobEvent(seq=5, type="benchmark_case", index=0, count=1, timing=timing(0, "n=7")),
+        JobEvent(seq=6, type="done"),
+    ]
+    for event in runner_events:
+        await publish(accepted["id"], event)
+    live = await read_events(stream, 5)
+    assert [e["type"] for _, e in live] == ["dispatched", "running", "case", "case", "case"]
+    cases = [e for _, e in live if e["type"] == "case"]
+    assert all(i is None for i, e in live if e["type"] == "case"), "live only: no id to resume after"
+    assert [(c["case"]["phase"], c["case"]["index"], c["case"]["name"], c["case"]["passed"]) for c in cases] == [
+        ("test", 0, "n=7", True),
+        ("test", 1, "n=1000", False),
+        ("benchmark", 0, "n=7", None),
+    ]
+    assert len(cases[1]["case"]["message"]) == 500, "a long verdict is cut; the stored result has it whole"
+    assert cases[2]["case"]["timing"]["runtime_median_us"] == 4.5
+    assert all((c["state"], c["attempt"], c["runner"]) == ("running", 1, "runner-a") for c in cases)
+
+    spec = await jobs.job_spec(pool, job.id)
+    assert spec is not None and await record_result(pool, lease, result_for(spec, 2.5), "runner-a")
+    rest = await read_events(stream)
+    assert [e["type"] for _, e in rest] == ["result"]
+
+    # Resumed from the start after the end: the kept events again, and no case.
+    replay = await read_events(await server.get(accepted["events"], headers=alice))
+    assert [e["type"] for _, e in replay] == ["submitted", "dispatched", "running", "result"]
+
+
+def test_events_that_report_no_case_tell_nothing_and_a_case_fits_one_notification() -> None:
+    assert case_progress_of(JobEvent(seq=1, type="accepted", message="cpu")) is None
+    assert case_progress_of(JobEvent(seq=2, type="done")) is None
+    profile = case_progress_of(
+        JobEvent(seq=3, type="benchmark_case", phase="profile", index=0, count=1, message="profiling n=7")
+    )
+    assert profile is not None and (profile.phase, profile.message) == ("profile", "profiling n=7")
+    huge = case_progress_of(JobEvent(seq=4, type="benchmark_case", index=0, count=1, timing=timing(0, "n" * 9000)))
+    assert huge is not None and encode_case(1, huge) is None, "over PostgreSQL's payload limit: not told"
