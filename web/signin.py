@@ -8,7 +8,7 @@
                                            token handed to the API service (`POST /v1/sessions`), which checks it
                                            with Discord itself and answers a personal token of the user; that
                                            token goes in the session cookie (`web/session.py`); 303 to `next`
-    POST /signout (CSRF-checked)         → the API revokes the token (`DELETE /v1/sessions/current`), the cookie
+    POST /signout (CSRF-checked)         → the API revokes the token (`DELETE` of `/v1/sessions/current`); the cookie
                                            is cleared; 303 to `next`
 
 The web stays a reader of the store: the user row and the token are made by the API service. `next` is only ever
