@@ -108,7 +108,7 @@ def submit_form(entry: ProblemEntry, csrf: str, pools: list[str], starter: str) 
         f'<p class="form-error" role="alert" hidden></p>'
         f"</form>"
         f'<section id="run" class="run" aria-live="polite" hidden><h3>Submission</h3><ol class="phases"></ol>'
-        f'<table class="run-cases" hidden><thead><tr><th>case</th><th>verdict</th><th>median</th><th>check</th>'
+        f'<table class="run-cases" hidden><thead><tr><th>case</th><th>verdict</th><th>median</th><th>note</th>'
         f"</tr></thead><tbody></tbody></table></section>"
         f"</section>"
         f'<link rel="stylesheet" href="{esc(static_path("editor.css"))}">'

@@ -41,7 +41,8 @@ CORRECT = """import torch
 def solution(input_a, input_b, output_c, n):
     torch.add(input_a, input_b, out=output_c)
 """
-# Wrong (a difference, not a sum), and slow enough that its run is seen while it runs.
+# Wrong on the largest case only (a difference, not a sum), and slow enough that its run is seen while it runs:
+# the first two cases pass, live, before the third fails.
 WRONG = """import time
 
 import torch
@@ -49,7 +50,10 @@ import torch
 
 def solution(input_a, input_b, output_c, n):
     time.sleep(0.5)
-    torch.sub(input_a, input_b, out=output_c)
+    if n > 60000:
+        torch.sub(input_a, input_b, out=output_c)
+    else:
+        torch.add(input_a, input_b, out=output_c)
 """
 TYPED = "# typed in the editor"
 # A run goes through a queue, a dispatcher and a CPU runner that starts a sandboxed worker: generous on a busy host.
@@ -165,9 +169,11 @@ def _submit_and_follow(driver: WebDriver, shots: dict[str, bytes], running_shot:
                   else False, "the run's panel did not open")  # fmt: skip
     submission_id = int(_wait(driver, 60, lambda d: panel.get_attribute("data-submission"), "no submission id"))
     if running_shot is not None:
+        # On screen while it runs: once two cases have come in, before the result.
         deadline = time.monotonic() + RUN_TIMEOUT_S
-        while time.monotonic() < deadline and panel.get_attribute("data-state") not in ("running", "done", "failed",
-                                                                                           "error"):  # fmt: skip
+        while time.monotonic() < deadline and panel.get_attribute("data-finished") != "true":
+            if len(panel.find_elements(By.CSS_SELECTOR, "ol.phases li.case")) >= 2:
+                break
             time.sleep(0.05)
         driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", panel)
         shots[running_shot] = driver.get_screenshot_as_png()
@@ -279,15 +285,28 @@ async def test_a_competitor_submits_from_the_editor_watches_both_runs_live_and_f
         assert run.events[0] == "submitted" and run.events[-1] == "result", run.events
         assert "running" in run.events and run.events.index("running") < run.events.index("result"), run.events
         assert len(run.phases) == len(run.events) and run.phases[-1].startswith("Finished:"), run.phases
+    # Each case as its runner reported it, before the result: the three tests, then the three timed cases.
+    correct_cases = [p for p in visit.correct.phases if p.startswith(("Test ", "Timed "))]
+    assert [p.split(":")[0] for p in correct_cases] == [
+        "Test 1 of 3 (n=7)", "Test 2 of 3 (n=1000)", "Test 3 of 3 (n=65539)",
+        "Timed 1 of 3 (n=7)", "Timed 2 of 3 (n=1000)", "Timed 3 of 3 (n=65539)",
+    ], visit.correct.phases  # fmt: skip
     assert visit.correct.phases[-1] == "Finished: passed."
     assert visit.wrong.phases[-1] == "Finished: failed.", visit.wrong.phases
+    wrong_cases = [p for p in visit.wrong.phases if p.startswith("Test ")]
+    assert wrong_cases == ["Test 1 of 3 (n=7): passed.", "Test 2 of 3 (n=1000): passed.",
+                           "Test 3 of 3 (n=65539): failed."], visit.wrong.phases  # fmt: skip
 
     # The result pages: the correct run passed every case and was scored; the wrong one names its failed case.
     correct_page = visit.correct.result_text
     assert "Tests: 3 of 3 passed." in correct_page and "Score:" in correct_page, correct_page
     assert all(verdict == "passed" for _, verdict, *_ in visit.correct.cases) and len(visit.correct.cases) == 3
     assert TYPED in correct_page  # its author sees the code
-    assert "wrong_answer" in visit.wrong.result_text and "failed" in [c[1] for c in visit.wrong.cases], visit.wrong
+    assert "wrong_answer" in visit.wrong.result_text and [c[1] for c in visit.wrong.cases] == [
+        "passed",
+        "passed",
+        "failed",
+    ], visit.wrong
 
     # On the board: the correct run, the competitor's only ranked one, linked from their row to their page.
     nelly_rows = [row for row in visit.board_rows if row[1] == NELLY.global_name]

@@ -163,6 +163,8 @@ function eventLine(event) {
       return "Running.";
     case "requeued":
       return "Its runner was lost; it runs again, first in the queue.";
+    case "case":
+      return caseLine(event.case);
     case "result":
       return `Finished: ${event.result ? event.result.status : event.state}.`;
     default:
@@ -170,12 +172,34 @@ function eventLine(event) {
   }
 }
 
+function median(timing) {
+  return `${timing.runtime_median_us.toPrecision(4)} µs`;
+}
+
+// A case as its runner reported it, live: verified (test), timed (benchmark) or a profiler's step.
+function caseLine(c) {
+  if (!c) return "A case finished.";
+  const which = `${c.index + 1} of ${c.count}${c.name ? ` (${c.name})` : ""}`;
+  if (c.phase === "test") return `Test ${which}: ${c.passed ? "passed" : "failed"}.`;
+  if (c.phase === "benchmark") return `Timed ${which}: ${c.timing ? median(c.timing) : "done"}.`;
+  return `Profiling: ${c.message || which}.`;
+}
+
+function caseCells(c) {
+  if (c.phase === "test") return [c.name, c.passed ? "passed" : "failed", "", c.passed ? "" : c.message || ""];
+  if (c.phase === "benchmark" && c.timing) {
+    const rate = c.timing.flops ? `${c.timing.gflops.toPrecision(3)} GFLOPS` : `${c.timing.gbps.toPrecision(3)} GB/s`;
+    return [c.name, "timed", median(c.timing), rate];
+  }
+  return null;
+}
+
 function caseRows(result) {
   const rows = [];
   const timed = new Map((result.timings || []).map((t) => [t.name, t]));
   for (const test of result.tests || []) {
     const timing = timed.get(test.name);
-    rows.push([test.name, test.passed ? "passed" : "failed", timing ? `${timing.runtime_median_us.toPrecision(4)} µs` : "-", test.message || ""]);
+    rows.push([test.name, test.passed ? "passed" : "failed", timing ? median(timing) : "", test.passed ? "" : test.message || ""]);
   }
   return rows;
 }
@@ -204,7 +228,8 @@ function follow(panel, accepted) {
     sessionStorage.setItem(key, JSON.stringify(seen));
     phases.appendChild(text("li", eventLine(event), `phase ${event.type}`));
     panel.dataset.state = event.state;
-    if (event.case) addCase([event.case.name, event.case.passed ? "passed" : "failed", "", event.case.message || ""]);
+    const cells = event.case ? caseCells(event.case) : null;
+    if (cells) addCase(cells);
     if (event.type === "result") {
       source.close();
       if (event.result && !cases.children.length) caseRows(event.result).forEach(addCase);
