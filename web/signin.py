@@ -112,7 +112,8 @@ def s256(verifier: str) -> str:
 
 
 def _off(request: Request) -> Response:
-    return _page("Sign-in is off", request.app[_OFF_REASON], 503)
+    # Not a fault of the service but a feature this server does not offer: a 404 that says why.
+    return _page("Sign-in is off", request.app[_OFF_REASON], 404)
 
 
 def _config(request: Request) -> SignInConfig | None:
