@@ -699,17 +699,44 @@ async def measure_submits(
             latencies.append((time.perf_counter() - start) * 1000)
 
     await remove_bench_submissions(pool, loaded)  # left by a run that was stopped
+    server_pid = await pool.fetchval("SELECT pg_backend_pid()")
     try:
+        server_cpu, own_cpu = server_cpu_s(server_pid), time.process_time()
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         elapsed = time.perf_counter() - start
+        server_cpu, own_cpu = server_cpu_s(server_pid) - server_cpu, time.process_time() - own_cpu
     finally:
         await remove_bench_submissions(pool, loaded)
     rate = submits / elapsed
     callers = f"{concurrency} concurrent callers, pool of {pool.get_max_size()}"
     what = "ArenaService.submit (/submit)" if service else "submit() (the store's part)"
     note(out, f"{what}: {submits:,} submissions, {callers}: {rate:,.0f}/s; latency {percentiles(latencies)}")
+    note(
+        out,
+        f"  CPU a submission: {own_cpu / submits * 1000:.2f} ms in this process (the callers, asyncpg, the core), "
+        f"{server_cpu / submits * 1000:.2f} ms in PostgreSQL's processes; {os.cpu_count()} cores",
+    )
     return rate
+
+
+def server_cpu_s(backend_pid: int) -> float:
+    """CPU seconds used so far by every process of the PostgreSQL server that `backend_pid` belongs to (its
+    postmaster's children, the backends and the WAL writer among them), from /proc; 0 where /proc is missing."""
+    try:
+        postmaster = int(Path(f"/proc/{backend_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # the process ended meanwhile
+            if int(fields[1]) == postmaster or int(stat.parent.name) == postmaster:
+                total += (int(fields[11]) + int(fields[12])) / ticks
+        return total
+    except (OSError, ValueError):
+        return 0.0
 
 
 async def remove_bench_submissions(pool: asyncpg.Pool, loaded: int) -> None:

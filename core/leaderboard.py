@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import asyncpg
+
 from core.errors import InvalidOptionError, UserNotFoundError
 from core.problems import require_problem
 from core.store import leaderboard, submissions, users
@@ -104,6 +106,18 @@ async def get_rank(
     if user is None or chosen is None:
         return None
     return await leaderboard.user_rank(conn, _key(problem, gpu_type, dtype, chosen), user.id, lang)
+
+
+async def rank_on_fullest_board(
+    pool: asyncpg.Pool, problem_id: int, version: int, gpu_type: str, dtype: str, user_id: int
+) -> BoardRow | None:
+    """`get_rank` for a problem version and user already known by id (a submission's receipt): the user's place on
+    the fullest board of the GPU type and dtype, read on one connection with two statements instead of four."""
+    async with pool.acquire() as conn:
+        found = await leaderboard.board_methods(conn, problem_id, version, gpu_type, dtype)
+        if not found:
+            return None
+        return await leaderboard.user_rank(conn, BoardKey(problem_id, version, gpu_type, dtype, found[0]), user_id)
 
 
 async def get_history(

@@ -19,7 +19,7 @@ import asyncpg
 
 from core.contests.entry import ContestEntries, contest_entries
 from core.errors import BadUploadError, UnknownProblemError, UserFacingError
-from core.leaderboard import get_rank
+from core.leaderboard import get_rank, rank_on_fullest_board
 from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
@@ -187,7 +187,8 @@ class ArenaService:
             profile_case,
         )
         receipt = await submit(self.pool, request, self.settings.rate)
-        before = await self._rank(request.problem_slug, gpu_type, dtype, user_external_id) if mode == "ranked" else None
+        ranked = mode == "ranked"
+        before = await self._rank_before(receipt, gpu_type, dtype) if ranked else None
         source = data.decode("utf-8")
         # The receipt's place is in the fair order already; only the pace of the GPU type is left to read.
         place = receipt.queue_position
@@ -204,12 +205,20 @@ class ArenaService:
             gpu_type,
             before,
             estimate.start_in_s if estimate is not None else None,
-            await self._contests(receipt.submission_id) if mode == "ranked" else None,
+            # Read only where some contest holds the problem: most ranked runs are not in any.
+            await self._contests(receipt.submission_id) if ranked and receipt.in_contest else None,
         )
 
     async def _contests(self, submission_id: int) -> ContestEntries | None:
         sub = await get_submission(self.pool, submission_id)
         return await contest_entries(self.pool, sub, datetime.now(UTC))
+
+    async def _rank_before(self, receipt: SubmitReceipt, gpu_type: str, dtype: str) -> BoardRow | None:
+        """The user's place before the run, on the fullest board of the version the submission was stored at (the
+        runner chooses the timing method, so a new submission's is known only after)."""
+        return await rank_on_fullest_board(
+            self.pool, receipt.problem_id, receipt.problem_version, gpu_type, dtype, receipt.user_id
+        )
 
     async def _rank(
         self, slug: str, gpu_type: str, dtype: str, external_id: str, method: str | None = None

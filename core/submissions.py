@@ -20,6 +20,7 @@ from core.ratelimit import refusal
 from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn
+from core.store.problems import ProblemVersion
 from core.uploads import Upload, check_upload
 from problems.registry import canonical_slug
 from runner.names import DTYPES
@@ -62,6 +63,11 @@ class SubmitReceipt:
     duplicate: bool
     # What the submission's dtype reads as for its problem: `uint32` for poly-multiply-ff's float32.
     data_type: str = ""
+    # The problem version it was stored at, and whether some contest holds the problem (what a ranked run may count
+    # for): read with the checks, so that the receipt's rank and contest line need no second look-up of either.
+    problem_id: int = 0
+    problem_version: int = 0
+    in_contest: bool = False
 
 
 def validate_options(request: SubmitRequest) -> Upload:
@@ -129,7 +135,7 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         user_id = (await users.ensure_user(conn, request.user_external_id, request.user_name)).id
     data_type = problem.data_type(request.dtype)
     if intake.earlier_id is not None:
-        return await _duplicate(conn, user_id, intake.earlier_id, data_type)
+        return await _duplicate(conn, user_id, intake.earlier_id, data_type, problem, intake.in_contest)
     new = submissions.NewSubmission(
         user_id=user_id,
         problem_id=problem.problem_id,
@@ -151,15 +157,39 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         # A retry with the same token committed between our intake and our insert: hand back its submission,
         # and return the rate-limit token this attempt took.
         await ratelimits.refund(conn, user_id, bucket, limit.burst)
-        return await _read_duplicate(conn, user_id, request, data_type)
+        return await _read_duplicate(conn, user_id, request, data_type, problem, intake.in_contest)
     place = await jobs.place_and_wake(conn, created.job_id, request.gpu_type)
     # Place 0: a dispatcher took the job between the two statements; it is the next to run, not a repeat (0).
-    return SubmitReceipt(created.submission_id, created.job_id, user_id, max(place, 1), False, data_type)
+    return SubmitReceipt(
+        created.submission_id,
+        created.job_id,
+        user_id,
+        max(place, 1),
+        False,
+        data_type,
+        problem.problem_id,
+        problem.version,
+        intake.in_contest,
+    )
 
 
-async def _duplicate(conn: Conn, user_id: int, submission_id: int, data_type: str) -> SubmitReceipt:
+async def _duplicate(
+    conn: Conn, user_id: int, submission_id: int, data_type: str, problem: ProblemVersion, in_contest: bool
+) -> SubmitReceipt:
     history = await jobs.jobs_of(conn, submission_id)
-    return SubmitReceipt(submission_id, history[-1].id, user_id, queue_position=0, duplicate=True, data_type=data_type)
+    earlier = await submissions.get_submission(conn, submission_id)
+    version = earlier.problem_version if earlier is not None else problem.version
+    return SubmitReceipt(
+        submission_id,
+        history[-1].id,
+        user_id,
+        queue_position=0,
+        duplicate=True,
+        data_type=data_type,
+        problem_id=problem.problem_id,
+        problem_version=version,
+        in_contest=in_contest,
+    )
 
 
 async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSettings) -> SubmitReceipt:
@@ -193,11 +223,13 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     return receipt
 
 
-async def _read_duplicate(conn: Conn, user_id: int, request: SubmitRequest, data_type: str) -> SubmitReceipt:
+async def _read_duplicate(
+    conn: Conn, user_id: int, request: SubmitRequest, data_type: str, problem: ProblemVersion, in_contest: bool
+) -> SubmitReceipt:
     assert request.client_token is not None
     earlier = await submissions.find_by_token(conn, user_id, request.client_token)
     assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
-    return await _duplicate(conn, user_id, earlier.id, data_type)
+    return await _duplicate(conn, user_id, earlier.id, data_type, problem, in_contest)
 
 
 async def get_submission(conn: Conn, submission_id: int) -> submissions.Submission:

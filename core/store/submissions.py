@@ -42,6 +42,8 @@ class Intake:
     hidden: bool = False
     # A running contest with its own limit on ranked runs, for this problem and target: (contest id, burst, per hour).
     contest_limit: tuple[int, int, float] | None = None
+    # Some contest (not cancelled) holds the problem, at any version: only then can a ranked run count for one.
+    in_contest: bool = False
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,8 @@ async def intake(
                EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
                        WHERE cp.problem_id = p.id AND NOT cp.public_before AND c.cancelled_at IS NULL
                          AND c.starts_at > now()) AS hidden,
+               EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
+                       WHERE cp.problem_id = p.id AND c.cancelled_at IS NULL) AS in_contest,
                limited.id AS contest_id, limited.ranked_burst, limited.ranked_per_hour,
                {PROBLEM_COLUMNS}
         FROM (SELECT 1) AS one
@@ -201,7 +205,16 @@ async def intake(
     )
     problem = problem_version(row) if row["problem_id"] is not None else None
     limit = (row["contest_id"], row["ranked_burst"], row["ranked_per_hour"]) if row["contest_id"] else None
-    return Intake(row["user_id"], row["display_name"], problem, row["banned"], row["earlier_id"], row["hidden"], limit)
+    return Intake(
+        row["user_id"],
+        row["display_name"],
+        problem,
+        row["banned"],
+        row["earlier_id"],
+        row["hidden"],
+        limit,
+        bool(row["in_contest"]),
+    )
 
 
 # The submit statement: a rate-limit token, the source (once per content), the submission and its queued job,
