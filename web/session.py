@@ -26,7 +26,7 @@ import ipaddress
 import json
 import time
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -69,9 +69,9 @@ class SignInOffError(UserFacingError):
 class SignInConfig:
     """What sign-in needs, checked once when the app is built (`signin_config`)."""
 
-    secret: bytes
+    secret: bytes = field(repr=False)  # kept out of logs and tracebacks
     client_id: str
-    client_secret: str
+    client_secret: str = field(repr=False)
     discord_url: str
     public_url: str
     api_url: str
