@@ -57,8 +57,8 @@ class WebSession:
     user_id: int
     discord_id: str
     name: str
-    token: str
-    csrf: str
+    token: str = field(repr=False)  # a credential: never in a log line or a traceback
+    csrf: str = field(repr=False)
 
 
 class SignInOffError(UserFacingError):
