@@ -63,6 +63,7 @@ from runner.gpus import spec_for
 from web.board_cache import StaleWhileRevalidate
 from web.editor import add_editor_routes, submit_panel
 from web.html import path_with
+from web.page_cache import PAGES, kept, page_cache
 from web.pages import (
     ProblemFilter,
     contest_list_page,
@@ -92,6 +93,7 @@ RATINGS: AppKey[StaleWhileRevalidate[RatingPage]] = AppKey("ratings")
 # Drawn charts kept in memory, by chart version: drawing one takes matplotlib a few hundred milliseconds.
 CHARTS_KEPT = 64
 HEALTH_TIMEOUT_S = 2.0
+PAGE_CACHE_S = 5.0
 
 Handler = Callable[[Request], Awaitable[StreamResponse]]
 
@@ -353,6 +355,9 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
     app[CHARTS] = OrderedDict()
     app[BOARDS] = StaleWhileRevalidate(settings.board_cache_s)
     app[RATINGS] = StaleWhileRevalidate(settings.board_cache_s)
+    # Whole pages for readers who have not signed in (web/page_cache.py): a few seconds at most, so that a new result
+    # shows on its board soon, while a crowd reading one page at once costs one rendering.
+    app[PAGES] = page_cache(min(settings.board_cache_s, PAGE_CACHE_S))
     app[CLOCK] = clock
     if pool is not None:
         app[POOL] = pool
@@ -366,15 +371,15 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
         app.cleanup_ctx.append(store)
     app.add_routes(
         [
-            get("/", problems),
-            get("/problems/{slug}", problem),
-            get(r"/submissions/{submission_id:\d{1,18}}", submission),
+            get("/", kept(problems)),
+            get("/problems/{slug}", kept(problem)),
+            get(r"/submissions/{submission_id:\d{1,18}}", kept(submission)),
             get(r"/submissions/{submission_id:\d{1,18}}/roofline.png", roofline),
-            get("/contests", contests),
-            get("/contests/{slug}", contest),
-            get("/contests/{slug}/upsolve", upsolve),
-            get("/ratings", ratings),
-            get(r"/users/{user_id:\d{1,18}}", player),
+            get("/contests", kept(contests)),
+            get("/contests/{slug}", kept(contest)),
+            get("/contests/{slug}/upsolve", kept(upsolve)),
+            get("/ratings", kept(ratings)),
+            get(r"/users/{user_id:\d{1,18}}", kept(player)),
             get("/healthz", healthz),
             get("/readyz", readyz),
         ]

@@ -3,6 +3,7 @@ megabytes of HTML. With two rows a page, the four entrants of the seeded contest
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import asyncpg
@@ -55,3 +56,16 @@ async def test_the_rating_table_pages_on_and_a_bad_page_number_is_a_400(client: 
     response = await client.get("/ratings?page=zero")
     assert response.status == 400
     assert "is not a page number" in await response.text()
+
+
+async def test_equal_conservative_ratings_share_a_place_across_the_pages_of_the_rating_table(
+    client: TestClient, pool: asyncpg.Pool
+) -> None:
+    await seed_contest(pool, freeze=True)
+    # Level the four rated players: every one of them is first.
+    await pool.execute("UPDATE ratings SET rating = 1500, rd = 100")
+    first, second = await get_text(client, "/ratings"), await get_text(client, "/ratings?page=2")
+    places = re.findall(r"<tr><td class=num>(\d+)</td>", first + second)
+    assert places == ["1", "1", "1", "1"]
+    past = await get_text(client, "/ratings?page=5")
+    assert "Page 5 is past the end of these 4 players" in past and '<a href="/ratings?page=2">page 2</a>' in past

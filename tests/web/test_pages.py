@@ -7,12 +7,16 @@ import re
 
 import asyncpg
 import pytest
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from core.problems import ProblemSpec
+from core.store.pool import READER_ROLE, create_pool
 from problems.registry import builtin_problems
 from tests.store.store_helpers import VECTOR_ADD, add_problems, submit_scored
+from tests.web.conftest import web_settings
 from tests.web.web_helpers import HOSTILE, Seeded
+from web.app import create_app
+from web.session import SESSION_COOKIE
 
 
 def board_rows(page: str) -> list[tuple[int, str]]:
@@ -242,3 +246,23 @@ async def test_a_hostile_problem_title_is_escaped_on_the_list_and_its_page(
         page = await get_text(client, path)
         assert HOSTILE not in page and "<script>" not in page, path
         assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;" in page, path
+
+
+async def test_a_page_is_kept_for_readers_not_signed_in_and_rendered_for_one_with_a_session_cookie(
+    pool: asyncpg.Pool, db_dsn: str
+) -> None:
+    await add_problems(pool, VECTOR_ADD)
+    async with create_pool(db_dsn, min_size=1, max_size=2, command_timeout=30, role=READER_ROLE) as reader:
+        app = create_app(web_settings(db_dsn, board_cache_s=60.0), reader)
+        async with TestClient(TestServer(app, host="127.0.0.1")) as kept_client:
+            before = await get_text(kept_client, "/problems/vector_add")
+            assert "No ranked submissions yet" in before
+            await submit_scored(pool, "zoe", 12.0)
+            # The same page, kept: a crowd reading it costs one rendering.
+            assert await get_text(kept_client, "/problems/vector_add") == before
+            # A reader with a session cookie gets a page rendered for them, with the new run on it.
+            response = await kept_client.get("/problems/vector_add", cookies={SESSION_COOKIE: "not-a-token"})
+            assert response.status == 200 and ">zoe</a>" in await response.text()
+            # A page that is not found is not kept: it is rendered each time, and says so each time.
+            assert (await kept_client.get("/problems/nope")).status == 404
+            assert (await kept_client.get("/problems/nope")).status == 404
