@@ -171,3 +171,24 @@ async def test_the_fakes_user_lookups_answer_as_the_document_says(api: Api) -> N
         async with http.get("/api/v10/users/@me", headers={"Authorization": f"Bearer {email_only}"}) as response:
             assert response.status == 401
     assert api.fake.violations == []
+
+
+async def test_a_discord_token_over_plain_http_from_another_machine_is_refused(pool: asyncpg.Pool, api: Api) -> None:
+    # Behind a trusted TLS proxy that says its client came over http from elsewhere.
+    settings = ApiSettings(
+        dispatch=False,
+        discord_client_id=api.app.client_id,
+        discord_url=api.fake.base_url,
+        trusted_proxies=["127.0.0.1/32"],
+    )
+    token = api.fake.issue_token(api.app, NELLY)
+    async with TestClient(TestServer(create_app(pool, settings), host="127.0.0.1")) as client:
+        for proto, status in (("http", 403), ("https", 201)):
+            response = await client.post(
+                "/v1/sessions",
+                json={"discord_access_token": token},
+                headers={"X-Forwarded-For": "203.0.113.5", "X-Forwarded-Proto": proto},
+            )
+            body = await response.json(content_type=None)
+            assert response.status == status, body
+    assert body["user"]["discord_id"] == NELLY.id
