@@ -3,8 +3,9 @@ user's config folder, mode 0600), the calls, and the API's refusals as `ServerEr
 
 Exit codes of the commands that speak to a server (`arena submit --server`, `arena submissions`, `arena login`):
 0 done (a submission passed), 1 a submission failed or erred, 2 the request was refused (bad input: the problem,
-the file, a dtype, an option), 3 the token is missing, invalid, expired, revoked or lacks the scope, or the user
-is banned, 4 rate limited (try again after `retry_after_s`), 5 the server cannot be reached or failed, 130 Ctrl-C.
+the file, a dtype, an option; cancelling a submission that had finished), 3 the token is missing, invalid,
+expired, revoked or lacks the scope, or the user is banned, 4 rate limited (try again after `retry_after_s`), 5 the
+server cannot be reached or failed, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from api.submission_models import (
     SubmissionAccepted,
+    SubmissionCancelled,
     SubmissionCode,
     SubmissionEventView,
     SubmissionPage,
@@ -37,7 +39,8 @@ EXIT_AUTH = 3
 EXIT_RATE_LIMITED = 4
 EXIT_UNAVAILABLE = 5
 EXIT_CODES_HELP = (
-    "exit codes: 0 done (passed), 1 the submission failed or erred, 2 refused input, 3 token missing, invalid, "
+    "exit codes: 0 done (passed), 1 the submission failed or erred, 2 refused input (or cancelling a finished "
+    "submission), 3 token missing, invalid, "
     "expired, revoked or without the scope (or banned), 4 rate limited, 5 server unreachable or failing, 130 Ctrl-C"
 )
 TOKEN_ENV = "ARENA_TOKEN"
@@ -251,6 +254,10 @@ class ArenaServer:
 
     async def submission(self, submission_id: int) -> SubmissionView:
         return await self._call(SubmissionView, "GET", f"/v1/submissions/{submission_id}")
+
+    async def cancel(self, submission_id: int) -> SubmissionCancelled:
+        """Withdraw the submission before it finished; `submission_finished` (409) when it had finished."""
+        return await self._call(SubmissionCancelled, "DELETE", f"/v1/submissions/{submission_id}")
 
     async def code(self, submission_id: int) -> SubmissionCode:
         return await self._call(SubmissionCode, "GET", f"/v1/submissions/{submission_id}/code")

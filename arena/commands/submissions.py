@@ -1,4 +1,4 @@
-"""`arena submissions list|show|code`: your submissions on an arena server (the one `arena login` kept, or
+"""`arena submissions list|show|code|cancel`: your submissions on an arena server (the one `arena login` kept, or
 `--server URL`), through its public API. `--json` prints the API's answer, and errors as `{"error": {...}}`."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from api.submission_models import SubmissionPage
 from arena.commands.submit import whole_number
-from arena.render import render_result, table
+from arena.render import render_contests, render_result, table
 from arena.server_client import EXIT_CODES_HELP, ArenaServer, load_login, report
 from core.errors import UserFacingError
 
@@ -76,6 +76,8 @@ def cmd_show(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         print(render_result(view.result) if view.result is not None else f"{view.status}: no result yet")
+        if view.contests is not None:
+            print(render_contests(view.contests))
         return 0
 
     return _on_server(args, call)
@@ -99,8 +101,22 @@ def cmd_code(args: argparse.Namespace) -> int:
     return _on_server(args, call)
 
 
+def cmd_cancel(args: argparse.Namespace) -> int:
+    async def call(server: ArenaServer) -> int:
+        cancelled = await server.cancel(args.id)
+        if args.json:
+            print(cancelled.model_dump_json(indent=2))
+        else:
+            print(f"submission #{cancelled.id} was cancelled and will not run again", file=sys.stderr)
+        return 0
+
+    return _on_server(args, call)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("submissions", help="your submissions on an arena server: list, show one, read its code")
+    p = sub.add_parser(
+        "submissions", help="your submissions on an arena server: list, show one, read its code, cancel one"
+    )
     which = p.add_subparsers(dest="submissions_command", required=True)
 
     def common(q: argparse.ArgumentParser) -> None:
@@ -124,3 +140,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     code.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead of stdout")
     common(code)
     code.set_defaults(func=cmd_code)
+    cancel = which.add_parser(
+        "cancel", help="withdraw your submission before it finished: it will not run", epilog=EXIT_CODES_HELP
+    )
+    cancel.add_argument("id", type=whole_number(1))
+    common(cancel)
+    cancel.set_defaults(func=cmd_cancel)
