@@ -177,7 +177,10 @@ def own_run_page(run: OwnRun) -> str:
     view = run.view
     title = f"Submission #{view.id}"
     result = view.result
-    body = Html(f"<h1>{esc(title)}</h1>") + _facts(view) + Html("<h2>Result</h2>")
+    body = Html(f"<h1>{esc(title)}</h1>") + _facts(view)
+    if view.contests is not None:  # a ranked run on a contest's problem: what it counts for, or why not
+        body += Html('<p class="meta contests">') + prose(view.contests.line) + Html("</p>")
+    body += Html("<h2>Result</h2>")
     body += result_part(result, view.id, own_chart_path(view.id))
     if result is not None:
         body += profile_part(result) + output_part(result)

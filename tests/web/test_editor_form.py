@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import timedelta
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,14 +18,18 @@ import asyncpg
 from aiohttp.test_utils import TestClient
 
 from core import fleet
+from core.profile_view import kernel_rows
+from core.profile_view import summary as profile_summary
 from core.results import record_result
 from core.store import jobs
 from runner.api import PhaseOutput
 from runner.names import LANGUAGES, MODES
+from tests.profile_fixture import profile_report
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
-from tests.store.store_helpers import add_problems, result_for
+from tests.store.store_helpers import MATMUL, VECTOR_ADD, add_problems, result_for
 from tests.web.signin_helpers import NELLY, ROY, sign_in, signin_stack
-from tests.web.web_helpers import HOSTILE
+from tests.web.web_helpers import HOSTILE, make_contest
+from web.session import WebSession
 
 STATIC = Path(__file__).resolve().parents[2] / "web" / "static"
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)  # " + HOSTILE.encode() + b"\n"
@@ -71,6 +76,10 @@ class Form(HTMLParser):
             self.textarea += data
         elif self._in == "script" and data.strip():
             self.inline.append(f"script {data[:40]!r}")
+
+
+def bearer(session: WebSession) -> dict[str, str]:
+    return {"Authorization": f"Bearer {session.token}"}
 
 
 async def read_page(client: TestClient, path: str) -> tuple[str, Form]:
@@ -207,3 +216,63 @@ async def test_a_private_run_is_shown_in_full_to_its_author_and_to_nobody_else(
         other = await client.get(f"/submissions/{sub_id}")
         assert other.status == 404 and "checking" not in await other.text()
         assert (await client.get(f"/submissions/{sub_id}/own-roofline.png")).status == 404
+
+
+async def test_a_profile_runs_page_shows_its_authors_the_profiles_tables(
+    pool: asyncpg.Pool,  # noqa: F811
+    db_dsn: str,  # noqa: F811
+) -> None:
+    await add_problems(pool)
+    async with signin_stack(pool, db_dsn) as stack:
+        client = stack.client
+        session = await sign_in(client, stack.fake, NELLY)
+        form = aiohttp.FormData()
+        await fleet.create_join_token(pool, "h100", lifetime=timedelta(hours=1))  # profiling needs a GPU pool
+        for key, value in (("problem", "vector_add"), ("mode", "profile"), ("gpu", "h100")):
+            form.add_field(key, value)
+        form.add_field("file", SOURCE, filename="solution.py")
+        accepted = await client.post("/api/v1/submissions", data=form, headers={"X-CSRF-Token": session.csrf})
+        assert accepted.status == 202, await accepted.text()
+        sub_id = (await accepted.json())["id"]
+        job = (await jobs.jobs_of(pool, sub_id))[0]
+        lease = await jobs.claim_job(pool, job.id, "test-owner", 30.0, "runner-a")
+        assert lease is not None and await jobs.set_running(pool, lease)
+        spec = await jobs.job_spec(pool, job.id)
+        assert spec is not None
+        report = profile_report()
+        result = result_for(spec, None).model_copy(update={"profile": report})
+        assert await record_result(pool, lease, result, "runner-a")
+
+        text, _ = await read_page(client, f"/submissions/{sub_id}")
+        assert "<h2>Profile</h2>" in text
+        # The summary's lines and each kernel's row, in the digits the CLI and Discord show.
+        for label, line in profile_summary(report).lines():
+            assert f"<td>{label}</td><td>{escape(line)}</td>" in text, label
+        for row in kernel_rows(report):
+            assert "<td>" + "</td><td>".join(escape(c) for c in row.traffic_cells()) + "</td>" in text
+        assert 'own-roofline.png"' not in text  # a profile times nothing: no chart
+
+
+async def test_a_ranked_run_on_a_contests_problem_says_what_it_counts_for(
+    pool: asyncpg.Pool,  # noqa: F811
+    db_dsn: str,  # noqa: F811
+) -> None:
+    await add_problems(pool, VECTOR_ADD, MATMUL)
+    await make_contest(pool)  # on vector_add and matmul, h100/float32, starting in 2030
+    async with signin_stack(pool, db_dsn) as stack:
+        client = stack.client
+        session = await sign_in(client, stack.fake, NELLY)
+        form = aiohttp.FormData()
+        for key, value in (("problem", "vector_add"), ("mode", "ranked")):
+            form.add_field(key, value)
+        form.add_field("file", SOURCE, filename="solution.py")
+        accepted = await client.post("/api/v1/submissions", data=form, headers={"X-CSRF-Token": session.csrf})
+        assert accepted.status == 202, await accepted.text()
+        sub_id = (await accepted.json())["id"]
+        view = await (await stack.api.get(f"/v1/submissions/{sub_id}", headers=bearer(session))).json()
+        line = view["contests"]["line"]
+        assert line.startswith("this run counts for no contest: `spring`"), line
+        text, _ = await read_page(client, f"/submissions/{sub_id}")
+        # The API's line as the page writes a core message: escaped, its `code` spans as <code>.
+        shown = escape(line).replace("`spring`", "<code>spring</code>")
+        assert f'<p class="meta contests">{shown}</p>' in text, (line, text[:3000])
