@@ -6,25 +6,34 @@ after the end gets none, and events that report no case (accepted, compiling, do
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
+from pathlib import Path
 
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from fleet_processes import Fleet, wait_live
 from store_helpers import ROOMY, add_problems, result_for
 from test_public_submissions import bearer, read_events, submit
+from test_server_cli import arena, cli_env
 
 from api import public_events
 from api.app import create_app
 from api.settings import ApiSettings
+from arena.commands.problems import find_problem
 from core import fleet
+from core.problems import ProblemSpec, sync_problem
 from core.results import record_result
 from core.settings import Settings
 from core.store import jobs
 from core.submission_events import FollowPace, case_progress_of, case_publisher, encode_case
+from core.tokens import create_token
 from runner import api as wire
 from runner.api import CaseTiming, JobEvent
+from tests.cli.harness import ROOT
 
 
 def api_app(pool: asyncpg.Pool) -> TestServer:
@@ -128,3 +137,35 @@ def test_events_that_report_no_case_tell_nothing_and_a_case_fits_one_notificatio
     assert profile is not None and (profile.phase, profile.message) == ("profile", "profiling n=7")
     huge = case_progress_of(JobEvent(seq=4, type="benchmark_case", index=0, count=1, timing=timing(0, "n" * 9000)))
     assert huge is not None and encode_case(1, huge) is None, "over PostgreSQL's payload limit: not told"
+
+
+@pytest.mark.timeout(600)
+async def test_a_real_run_streams_its_cases_live_through_arena_api(
+    pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
+) -> None:
+    """The whole chain: a CPU runner that joined its pool, `arena api` dispatching with the case hook, and
+    `arena submit --server --stream`: every test and benchmark case of the run comes as a `case` line, each before
+    the `result`, after `running`, and the same cases as the stored result."""
+    fleet = Fleet(db_dsn, tmp_path)
+    try:
+        fleet.api().start()
+        await fleet.wait_api()
+        fleet.runner("case-runner", await fleet.token(pool, "cpu")).start()
+        await wait_live(pool, fleet, {"case-runner"})
+        await sync_problem(pool, ProblemSpec.builtin(find_problem("vector_add")))
+        made = await create_token(pool, "discord:77", "lin", "agent")
+        env = cli_env(tmp_path, db_dsn, ARENA_TOKEN=made.token)
+        example = ROOT / "examples" / "vector_add.py"
+        argv = ("submit", "vector_add", str(example), "--mode", "benchmark", "--server", fleet.api_url, "--stream")
+        streamed = await asyncio.to_thread(arena, env, *argv)
+        assert streamed.returncode == 0, streamed.stderr + fleet.logs()
+        events = [json.loads(line) for line in streamed.stdout.splitlines()]
+        types = [e["type"] for e in events]
+        assert types.index("running") < types.index("case") and types[-1] == "result", types
+        cases = [(e["case"]["phase"], e["case"]["index"], e["case"]["name"]) for e in events if e["type"] == "case"]
+        result = events[-1]["result"]
+        stored = [("test", t["index"], t["name"]) for t in result["tests"]]
+        stored += [("benchmark", t["index"], t["name"]) for t in result["timings"]]
+        assert cases == stored, "every case live, in the runner's order, as the result holds them"
+    finally:
+        fleet.close()
