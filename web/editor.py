@@ -20,9 +20,12 @@ from pathlib import Path
 import asyncpg
 from aiohttp import web
 
-from core.browse import ProblemEntry, starter_file
-from core.errors import UserFacingError
+from core.browse import ProblemEntry, get_problem_entry, library_entry
+from core.errors import InvalidOptionError, UnknownProblemError, UserFacingError
+from core.problems import SLUG
 from core.store import fleet as fleet_store
+from problems.catalog import CatalogError
+from problems.catalog import starter as catalog_starter
 from runner.names import DTYPES, LANGUAGES, MODES
 from web.api_proxy import PREFIX, add_api_proxy, proxy_of
 from web.html import Html, esc, link, path_with
@@ -124,29 +127,45 @@ async def submit_panel(request: web.Request, entry: ProblemEntry) -> Html:
     session = await signed_in(request)
     if session is None:
         return signin_link(entry.stored.slug)
-    pool = request.app[request.app[_POOL_KEY]]
-    pools = await fleet_store.pool_types(pool)
+    pools = await fleet_store.pool_types(request.app[request.app[_POOL_KEY]])
     dtype = next((d for d in entry.stored.dtypes if d in DTYPES), "float32")
     try:
-        _, starter = await starter_file(pool, entry.stored.slug, DEFAULT_LANGUAGE, dtype)
+        starter = starter_text(entry, DEFAULT_LANGUAGE, dtype)
     except UserFacingError:  # a stored module whose starter cannot be made: an empty editor is still usable
         starter = ""
     return submit_form(entry, session.csrf, pools, starter)
 
 
+def starter_text(entry: ProblemEntry, language: str, dtype: str) -> str:
+    """The problem's starter in `language` and `dtype`, generated from its signature (no torch needed)."""
+    try:
+        _, text = catalog_starter(entry.stored.slug, entry.stored.source, language, dtype)  # type: ignore[arg-type]
+    except CatalogError as exc:
+        raise InvalidOptionError(f"No starter for `{entry.stored.slug}`: {exc}.") from exc
+    return text
+
+
 async def starter(request: web.Request) -> web.Response:
     """GET /problems/{slug}/starter?lang=&dtype=: the starter's text, which the editor loads when the choice
-    changes (a wrong language or dtype is a 400 that says what to choose)."""
-    pool = request.app[request.app[_POOL_KEY]]
-    lang = request.query.get("lang", DEFAULT_LANGUAGE)
-    dtype = request.query.get("dtype", "float32")
-    _, text = await starter_file(pool, request.match_info["slug"], lang, dtype)
+    changes (a wrong language or dtype is a 400 that says what to choose). A problem a contest hides until its
+    start has none (404), as it has no page; one of the library not yet in the store has its own."""
+    slug = request.match_info["slug"]
+    try:
+        entry = await get_problem_entry(request.app[request.app[_POOL_KEY]], slug)
+    except UnknownProblemError:
+        found = library_entry(slug) if SLUG.fullmatch(slug) else None
+        if found is None:
+            raise
+        entry = found
+    text = starter_text(entry, request.query.get("lang", DEFAULT_LANGUAGE), request.query.get("dtype", "float32"))
     return web.Response(text=text, content_type="text/plain", headers={"Cache-Control": "public, max-age=300"})
 
 
 async def _static_cache(request: web.Request, response: web.StreamResponse) -> None:
-    """Let browsers keep a versioned static file (`?v=` its digest) for a year: a new build has a new address."""
-    if request.path.startswith("/static/") and "v" in request.query and response.status == 200:
+    """Let browsers keep a static file for a year when its address names its content (`?v=` its digest, as
+    `static_path` writes it): a new build has a new address. Any other address of it keeps the default."""
+    name = request.path.removeprefix("/static/")
+    if name != request.path and response.status == 200 and request.query.get("v") == static_version(name):
         response.headers["Cache-Control"] = f"public, max-age={STATIC_MAX_AGE_S}, immutable"
 
 

@@ -18,6 +18,7 @@ import asyncpg
 from aiohttp.test_utils import TestClient
 
 from core import fleet
+from core.problems import sync_problem
 from core.profile_view import kernel_rows
 from core.profile_view import summary as profile_summary
 from core.results import record_result
@@ -28,7 +29,8 @@ from tests.profile_fixture import profile_report
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.store_helpers import MATMUL, VECTOR_ADD, add_problems, result_for
 from tests.web.signin_helpers import NELLY, ROY, sign_in, signin_stack
-from tests.web.web_helpers import HOSTILE, make_contest
+from tests.web.web_helpers import HOSTILE, SECRET, make_contest
+from web.editor import static_version
 from web.session import WebSession
 
 STATIC = Path(__file__).resolve().parents[2] / "web" / "static"
@@ -152,6 +154,16 @@ async def test_the_starter_route_gives_each_languages_starter_and_says_what_is_w
         assert wrong.status == 400 and "fortran" in await wrong.text()
         unknown = await client.get("/problems/no_such_problem/starter")
         assert unknown.status == 404
+        # A problem of the library that no process has put in the store yet has its starter too.
+        library = await client.get("/problems/relu/starter", params={"lang": "python"})
+        assert library.status == 200 and "def solution(" in await library.text()
+        # A problem a contest hides until its start has none: its signature would name it.
+        await sync_problem(pool, SECRET)
+        await make_contest(pool, "secret", ("vector_add", "secret_sum"), title="Secret round")  # starts in 2030
+        hidden = await client.get("/problems/secret_sum/starter")
+        assert hidden.status == 404 and "solution" not in await hidden.text()
+        nul = await client.get("/problems/%00/starter")
+        assert nul.status == 404
 
 
 async def test_the_editor_script_is_served_for_a_year_under_its_digest(
@@ -165,8 +177,12 @@ async def test_the_editor_script_is_served_for_a_year_under_its_digest(
         assert response.status == 200 and await response.read() == body
         assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
         assert response.content_type in ("application/javascript", "text/javascript")
-        css = await stack.client.get("/static/editor.css?v=1")
-        assert css.status == 200 and css.content_type == "text/css"
+        # Another address of it (an old digest, none) is not kept: it would outlive the file's next build.
+        for stale in (f"/static/editor.js?v={'0' * 12}", "/static/editor.js"):
+            kept = await stack.client.get(stale)
+            assert kept.status == 200 and "immutable" not in kept.headers.get("Cache-Control", ""), stale
+        css = await stack.client.get(f"/static/editor.css?v={static_version('editor.css')}")
+        assert css.status == 200 and css.content_type == "text/css" and "immutable" in css.headers["Cache-Control"]
 
 
 async def test_a_private_run_is_shown_in_full_to_its_author_and_to_nobody_else(
