@@ -448,7 +448,7 @@ class Dispatcher:
             full: set[str] = set()
             while (runner := self._runners.acquire(gpu_type, passed_over=full)) is not None:
                 try:
-                    lease = await jobs.claim_next(
+                    claim = await jobs.claim_for_runner(
                         self._pool,
                         gpu_type,
                         self.owner,
@@ -461,14 +461,14 @@ class Dispatcher:
                     # The claim never reached the store, or its answer was lost: the slot is free either way.
                     self._runners.release(runner, wake=False)
                     raise
-                if lease is None:
+                if claim.lease is None:
                     self._runners.release(runner, wake=False)  # nothing queued: not a reason to look again
-                    if not await jobs.runner_has_room(self._pool, runner.name):
+                    if claim.full:
                         self._runners.mark_full(runner.name)
                         full.add(runner.name)
                         continue
                     break
-                self._start(lease, runner, attach=False)
+                self._start(claim.lease, runner, attach=False)
                 started += 1
         return started
 

@@ -83,7 +83,7 @@ _LEASE_COLUMNS = (
 
 # Wraps an UPDATE of the rows chosen by `picked` (a CTE with columns id, state) and logs each move.
 _MOVE = """
-WITH picked AS ({picked}),
+WITH {before}picked AS ({picked}),
 moved AS (
     UPDATE jobs j SET {sets} FROM picked WHERE j.id = picked.id
     RETURNING {lease}, picked.state AS from_state, j.user_id
@@ -92,15 +92,27 @@ logged AS (
     INSERT INTO job_transitions (job_id, from_state, to_state, attempt, owner, note)
     SELECT job_id, from_state, state, attempts, owner, {note} FROM moved
 ){after}
-SELECT * FROM moved
+{answer}
 """
 
 
-def _move_sql(picked: str, sets: str, note: str = "NULL", after: str | None = None) -> str:
-    """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement."""
+def _move_sql(
+    picked: str,
+    sets: str,
+    note: str = "NULL",
+    after: str | None = None,
+    *,
+    before: str | None = None,
+    answer: str = "SELECT * FROM moved",
+) -> str:
+    """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement; `before`
+    a CTE that `picked` may read; `answer` what the statement returns (the moved jobs' leases)."""
     # Only constant SQL fragments from this module are formatted in; values always travel as $n parameters.
     extra = f",\nafter_move AS ({after})" if after else ""
-    return _MOVE.format(picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note, after=extra)
+    head = f"{before},\n" if before else ""
+    return _MOVE.format(
+        before=head, picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note, after=extra, answer=answer
+    )
 
 
 def _lease(row: object) -> Lease:
@@ -234,8 +246,11 @@ _TAKE_TURN = """INSERT INTO queue_turns (gpu_type, user_id, turn)
 
 
 # The claim goes ahead only while the runner has a free slot by the store's count (V016 `runner_has_room`), whichever
-# dispatcher sent its other jobs. The uncorrelated subquery is evaluated once, before the pick locks any job.
-_ROOM_GATE = "SELECT * FROM ({pick}) AS fair WHERE (SELECT runner_has_room($4))"
+# dispatcher sent its other jobs. The room is read once, before the pick locks any job, and answered beside the lease
+# (`claim_for_runner`): a claim that finds nothing tells the dispatcher at once whether the queue was empty or the
+# runner full, with no second statement on every idle pass.
+_ROOM = "room AS MATERIALIZED (SELECT runner_has_room($4) AS ok)"
+_ROOM_GATE = "SELECT * FROM ({pick}) AS fair WHERE (SELECT ok FROM room)"
 
 
 async def runner_has_room(conn: Conn, runner: str) -> bool:
@@ -259,13 +274,49 @@ async def claim_next(
     `capacity` (the GPU type's runner slots; None: no share applies); then the modes in MODE_PRIORITY order, and
     within a mode round robin over users. `ranked` False (a quarantined runner) never gets a ranked job. None too
     while `runner` has no free slot by the store's count (`runner_has_room`): another dispatcher filled it."""
+    claim = await claim_for_runner(conn, gpu_type, owner, lease_s, runner, ranked=ranked, capacity=capacity)
+    return claim.lease
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a claim for a runner found: the job's lease, or None with the reason, `full` (the runner had no free
+    slot by the store's count) or not (no job was ready)."""
+
+    lease: Lease | None
+    full: bool
+
+
+async def claim_for_runner(
+    conn: Conn,
+    gpu_type: str,
+    owner: str,
+    lease_s: float,
+    runner: str,
+    *,
+    ranked: bool = True,
+    capacity: int | None = None,
+) -> Claim:
+    """`claim_next`, answering also whether a claim that found nothing found the runner full, in one statement."""
     if capacity is not None and capacity < 0:
         raise ValueError(f"capacity {capacity} is not a number of runner slots; pass 0 or more, or None")
     reserve = capacity is not None
-    sql = _move_sql(_ROOM_GATE.format(pick=_fair_pick(ranked=ranked, reserve=reserve)), _CLAIM_SETS, after=_TAKE_TURN)
+    sql = _move_sql(
+        _ROOM_GATE.format(pick=_fair_pick(ranked=ranked, reserve=reserve)),
+        _CLAIM_SETS,
+        after=_TAKE_TURN,
+        before=_ROOM,
+        # One row even when nothing moved, so that the room is answered either way.
+        answer="SELECT (SELECT ok FROM room) AS room, moved.* FROM (SELECT 1) AS one LEFT JOIN moved ON true",
+    )
     args: tuple[object, ...] = (gpu_type, owner, lease_s, runner) + ((capacity,) if reserve and ranked else ())
     row = await conn.fetchrow(sql, *args)
-    return _lease(row) if row else None
+    assert row is not None, "the statement answers one row, moved or not"
+    if row["job_id"] is None:
+        return Claim(None, full=not row["room"])
+    found = dict(row)
+    found.pop("room")
+    return Claim(_lease(found), full=False)
 
 
 async def claim_job(conn: Conn, job_id: int, owner: str, lease_s: float, runner: str) -> Lease | None:

@@ -47,6 +47,23 @@ async def test_a_runner_full_by_another_dispatchers_jobs_gets_no_claim(pool: asy
     assert await jobs.claim_next(pool, "h100", "api-c", LEASE_S, "box-1") is not None
 
 
+async def test_a_claim_that_finds_nothing_says_whether_the_runner_was_full_or_the_queue_empty(
+    pool: asyncpg.Pool,
+) -> None:
+    await add_problems(pool)
+    await _runner(pool, "box-1", slots=1)
+    empty = await jobs.claim_for_runner(pool, "h100", "api-a", LEASE_S, "box-1")
+    assert empty.lease is None and not empty.full
+    await _queue(pool, 2)
+    taken = await jobs.claim_for_runner(pool, "h100", "api-a", LEASE_S, "box-1")
+    assert taken.lease is not None and not taken.full
+    assert taken.lease.runner == "box-1" and taken.lease.state == "dispatched"
+    # Another dispatcher's claim: a job is queued, but box-1's one slot is taken.
+    refused = await jobs.claim_for_runner(pool, "h100", "api-b", LEASE_S, "box-1")
+    assert refused.lease is None and refused.full
+    assert await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'queued'") == 1
+
+
 async def test_concurrent_claims_for_a_one_slot_runner_send_it_one_job(pool: asyncpg.Pool) -> None:
     await add_problems(pool)
     await _runner(pool, "box-1", slots=1)
