@@ -1,7 +1,9 @@
 """Issue 27's "done when", in a real browser: a competitor signs in with (the fake) Discord, opens a problem, writes
 a correct and a wrong solution in the page's editor (pasted into CodeMirror, then typed in), submits both, watches
 each run's phases arrive live, lands on each result, finds the correct one on the board, and opens their own
-competitor's page; then the page at a phone's width, with the editor still usable.
+competitor's page. On the way, another language's starter loads into the untouched editor, a loaded file replaces
+the code and sets its language, and a refusal of the API shows in its own words; last, the page at a phone's
+width, with the editor still usable.
 
 Everything is real and local: the distribution's headless Chromium driven by Selenium, the web app, the API
 service the web forwards to (it accepts the submissions and serves their events), a second API process that
@@ -56,6 +58,10 @@ def solution(input_a, input_b, output_c, n):
         torch.add(input_a, input_b, out=output_c)
 """
 TYPED = "# typed in the editor"
+CUDA_FILE = """#include <cuda_runtime.h>
+
+extern "C" void solution(const float* a, const float* b, float* c, size_t n) {}
+"""
 # A run goes through a queue, a dispatcher and a CPU runner that starts a sandboxed worker: generous on a busy host.
 RUN_TIMEOUT_S = 300
 PHONE = (390, 844)
@@ -79,6 +85,9 @@ class Visit:
     editor_source: str
     correct: Run
     wrong: Run
+    cuda_starter: str
+    uploaded_language: str
+    refusal: str
     board_rows: list[list[str]]
     competitor_url: str
     competitor_heading: str
@@ -190,8 +199,9 @@ def _submit_and_follow(driver: WebDriver, shots: dict[str, bytes], running_shot:
     return Run(submission_id, phases, events, driver.current_url, driver.find_element(By.TAG_NAME, "main").text, cases)
 
 
-def compete(base_url: str, browser: str, driver_path: str, shots: dict[str, bytes]) -> Visit:
-    """The whole visit, as a competitor makes it; `shots` gets the screenshots as they are taken."""
+def compete(base_url: str, browser: str, driver_path: str, upload_file: Path, shots: dict[str, bytes]) -> Visit:
+    """The whole visit, as a competitor makes it (`upload_file` is the file they load into the editor); `shots`
+    gets the screenshots as they are taken."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
 
@@ -219,6 +229,22 @@ def compete(base_url: str, browser: str, driver_path: str, shots: dict[str, byte
         _choose(driver, "mode", "test")
         _paste(driver, WRONG)
         wrong = _submit_and_follow(driver, shots, running_shot="web-editor-running.png")
+
+        # Another language loads its starter into the untouched editor; a file loads over it and names its
+        # language; a refusal of the API is shown as it comes (profiling needs a GPU pool, and there is none).
+        driver.get(problem_url)
+        _editor_ready(driver)
+        _choose(driver, "language", "cuda")
+        _wait(driver, 30, lambda d: 'extern "C"' in _form_source(d), "the CUDA starter did not load")
+        cuda_starter = _form_source(driver)
+        _choose(driver, "language", "python")
+        driver.find_element(By.NAME, "upload").send_keys(str(upload_file))
+        _wait(driver, 30, lambda d: _form_source(d) == upload_file.read_text(), "the file did not load")
+        uploaded_language = driver.find_element(By.NAME, "language").get_attribute("value")
+        _choose(driver, "mode", "profile")
+        driver.find_element(By.CSS_SELECTOR, "#submit-form button[type=submit]").click()
+        refusal = _wait(driver, 30, lambda d: d.find_element(By.CSS_SELECTOR, ".form-error").text,
+                        "the API's refusal was not shown")  # fmt: skip
 
         # The board of the CPU pool, and the competitor's page from their row.
         driver.get(problem_url + "?gpu=cpu")
@@ -254,7 +280,8 @@ def compete(base_url: str, browser: str, driver_path: str, shots: dict[str, byte
             for entry in driver.get_log("browser")
             if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]
         ]
-        return Visit(editor_source, correct, wrong, board_rows, *competitor, phone, phone_source, csp_errors)
+        return Visit(editor_source, correct, wrong, cuda_starter, uploaded_language, refusal, board_rows, *competitor,
+                     phone, phone_source, csp_errors)  # fmt: skip
     finally:
         driver.quit()
 
@@ -262,8 +289,11 @@ def compete(base_url: str, browser: str, driver_path: str, shots: dict[str, byte
 async def test_a_competitor_submits_from_the_editor_watches_both_runs_live_and_finds_the_board(
     pool: asyncpg.Pool,  # noqa: F811
     db_dsn: str,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     browser, driver_path = _require_browser()
+    upload_file = tmp_path / "kernel.cu"
+    upload_file.write_text(CUDA_FILE)
     await add_problems(pool)
     async with fleet_on(db_dsn) as fleet:
         await start_fleet(pool, fleet, ["cpu-a"])  # dispatches what the web's API replica accepts
@@ -271,7 +301,8 @@ async def test_a_competitor_submits_from_the_editor_watches_both_runs_live_and_f
             stack.fake.approve_as(NELLY)
             shots: dict[str, bytes] = {}
             try:
-                visit = await asyncio.to_thread(compete, str(stack.client.make_url("/")), browser, driver_path, shots)
+                url = str(stack.client.make_url("/"))
+                visit = await asyncio.to_thread(compete, url, browser, driver_path, upload_file, shots)
             finally:
                 if target := os.environ.get("ARENA_WEB_EDITOR_SCREENSHOTS"):
                     for name, png in shots.items():
@@ -307,6 +338,12 @@ async def test_a_competitor_submits_from_the_editor_watches_both_runs_live_and_f
         "passed",
         "failed",
     ], visit.wrong
+
+    # The starter follows the language; a loaded file replaces the code and sets its language; the API's refusal
+    # reaches the page in its own words.
+    assert 'extern "C" void solution(' in visit.cuda_starter and "def solution" not in visit.cuda_starter
+    assert visit.uploaded_language == "cuda"
+    assert visit.refusal.startswith("Profiling needs Nsight Compute on a GPU"), visit.refusal
 
     # On the board: the correct run, the competitor's only ranked one, linked from their row to their page.
     nelly_rows = [row for row in visit.board_rows if row[1] == NELLY.global_name]
