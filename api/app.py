@@ -257,6 +257,10 @@ def openapi_document() -> dict[str, Any]:
     runner_id = [{"name": "runner_id", "in": "path", "required": True, "schema": {"type": "integer"}}]
     signed = [{"runner": [], "signature": [], "timestamp": []}]
 
+    def refused(*statuses: int) -> dict[str, Any]:
+        """The runners' refusals (ApiError): a malformed body, the signature, no such runner, its state, the store."""
+        return {str(status): err for status in statuses}
+
     def body(model: type[BaseModel]) -> dict[str, Any]:
         return {"required": True, "content": {"application/json": {"schema": _ref(model)}}}
 
@@ -288,7 +292,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Exchange a pool's bootstrap token for a runner credential",
                 "security": [],
                 "requestBody": body(RunnerJoinRequest),
-                "responses": {"201": _answer(RunnerJoined, "joined"), "400": err, "401": err},
+                "responses": {"201": _answer(RunnerJoined, "joined"), **refused(400, 401, 413, 503)},
             }
         },
         "/v1/runners/{runner_id}": {
@@ -297,12 +301,15 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Register the runner's address and hardware (refused when not its pool's)",
                 "security": signed,
                 "requestBody": body(RunnerRegistration),
-                "responses": {"200": _answer(RunnerStanding, "registered"), "401": err, "403": err, "409": err},
+                "responses": {
+                    "200": _answer(RunnerStanding, "registered"),
+                    **refused(400, 401, 403, 404, 409, 413, 503),
+                },
             },
             "delete": {
                 "summary": "Leave the pool",
                 "security": signed,
-                "responses": {"200": _answer(RunnerStanding, "left"), "401": err},
+                "responses": {"200": _answer(RunnerStanding, "left"), **refused(401, 404, 409, 503)},
             },
         },
         "/v1/runners/{runner_id}/canaries": {
@@ -311,7 +318,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "A canary report: judged against the pool; a confirmed drift quarantines the runner",
                 "security": signed,
                 "requestBody": body(CanaryReport),
-                "responses": {"200": _answer(RunnerStanding, "standing"), "401": err, "409": err},
+                "responses": {"200": _answer(RunnerStanding, "standing"), **refused(400, 401, 404, 409, 413, 503)},
             },
         },
         "/v1/runners/{runner_id}/heartbeat": {
@@ -320,7 +327,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "The runner is alive (active or draining)",
                 "security": signed,
                 "requestBody": body(RunnerHeartbeat),
-                "responses": {"200": _answer(RunnerStanding, "standing"), "401": err, "409": err},
+                "responses": {"200": _answer(RunnerStanding, "standing"), **refused(400, 401, 404, 409, 413, 503)},
             },
         },
     }

@@ -135,6 +135,21 @@ def register(app: web.Application, pool: asyncpg.Pool, pace: FollowPace | None =
     app.on_cleanup.append(stop_listening)
 
 
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "kept events only: send it back as Last-Event-ID"},
+        "event": {"type": "string", "description": "the event's `type`"},
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": "#/components/schemas/SubmissionEventView"},
+        },
+        "retry": {"type": "integer", "minimum": 0, "description": "milliseconds to wait before reconnecting"},
+    },
+}
+
+
 def openapi_paths() -> dict[str, Any]:
     return {
         "/v1/submissions/{submission_id}/events": {
@@ -152,10 +167,9 @@ def openapi_paths() -> dict[str, Any]:
                     "200": {
                         "description": "the event stream",
                         "content": {
-                            "text/event-stream": {
-                                "schema": {"type": "string"},
-                                "itemSchema": {"$ref": "#/components/schemas/SubmissionEventView"},
-                            }
+                            # Each event as OpenAPI 3.2 describes a Server-Sent Event: its fields, the `data` a
+                            # SubmissionEventView in JSON. A frame of `retry` alone (the first) has no data.
+                            "text/event-stream": {"itemSchema": SSE_EVENT}
                         },
                     },
                     **openapi_problem_responses(401, 403, 404, 422, 429, 503),

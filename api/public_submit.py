@@ -17,6 +17,7 @@ from typing import Any
 
 import asyncpg
 from aiohttp import BodyPartReader, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from api.problems_json import ProblemError, openapi_problem_responses
 from api.public_subs import contests_of
@@ -112,8 +113,11 @@ async def read_form(request: web.Request) -> SubmissionForm:
                     f"`{name}` is not a field of a submission; send problem, file and optionally "
                     "dtype, mode, gpu, profile_case.",
                 )
-    except ValueError as exc:  # aiohttp's multipart parser: a body that is not what its header says
-        raise ProblemError("bad_request", f"The multipart body cannot be read ({exc}).") from exc
+    except (ValueError, HttpProcessingError) as exc:
+        # aiohttp's multipart parser: a body that is not what its header says, or a part whose headers are not
+        # HTTP headers (a field name with control characters).
+        reason = exc.message if isinstance(exc, HttpProcessingError) else str(exc)
+        raise ProblemError("bad_request", f"The multipart body cannot be read ({reason[:200]}).") from exc
     if not fields.get("problem"):
         raise ProblemError("validation_failed", "The field `problem` (a problem's slug) is missing.")
     if data is None or file_name is None:

@@ -39,7 +39,10 @@ def check(path: str, method: str, response_status: int, content_type: str, body:
     operation = DOCUMENT["paths"][path][method]
     answer = operation["responses"][str(response_status)]
     media = answer["content"][content_type]
-    schema = media.get("itemSchema", media["schema"]) if content_type == "text/event-stream" else media["schema"]
+    if content_type == "text/event-stream":  # `body` is one event's data: the schema its `data` field names
+        schema = media["itemSchema"]["properties"]["data"]["contentSchema"]
+    else:
+        schema = media["schema"]
     jsonschema.validate(body, {**schema, "components": DOCUMENT["components"]})
 
 
