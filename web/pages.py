@@ -20,7 +20,7 @@ from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmis
 from core.result_view import CASE_HEADERS, case_rows, format_duration_us, format_rate, method_label, summary
 from core.store.contests import BoardCell
 from core.store.leaderboard import ANY_LANGUAGE
-from core.store.pages import BestResult, RecentRun
+from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
 from web.html import Html, esc, join, link, page, path_with, prose, table
 
 T = TypeVar("T")
@@ -526,15 +526,21 @@ def _rating(card: RatingCard) -> Html:
     )
 
 
+def _place(b: BestResult) -> str:
+    shown = f"{PLACES_COUNTED:,}+" if b.place > PLACES_COUNTED else str(b.place)
+    return f"{shown} of {b.entries:,}"
+
+
 def _best(best: Sequence[BestResult]) -> Html:
-    head = Html("<h2>Best result per problem</h2>")
+    head = Html('<h2>Best result per problem</h2><p class="meta">On the fullest board of each problem this player is '
+                "on; equal scores share a place.</p>")  # fmt: skip
     if not best:
         return head + Html("<p>No ranked result on any board yet.</p>")
     rows = [
         (
             link(path_with(problem_path(b.slug), {"gpu": b.gpu_type, "dtype": b.dtype, "method": b.method}), b.slug),
-            f"{b.gpu_type} · {b.dtype} · {b.method}",
-            f"{b.place} of {b.entries}",
+            f"{b.gpu_type} · {b.dtype} · {b.method}" + (f" (and {b.boards - 1} more)" if b.boards > 1 else ""),
+            _place(b),
             f"{format_rate(b.score)} {_unit(b.score_metric)}",
             link(submission_path(b.submission_id), f"#{b.submission_id}"),
             _when(b.submitted_at),

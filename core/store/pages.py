@@ -92,9 +92,16 @@ async def rating_page(conn: Conn, offset: int, limit: int) -> tuple[int, list[Pl
     return total, placed
 
 
+# Places on a competitor's page are counted up to here: a count costs one index entry per entry ahead, and a player
+# on a hundred boards would have millions counted at ten million submissions. Past it the page says "1,000+"; the
+# board itself numbers every row.
+PLACES_COUNTED = 1000
+
+
 @dataclass(frozen=True)
 class BestResult:
-    """A user's entry on one board of a problem's current version: their best ranked run there and its place."""
+    """A user's entry on the fullest board they are on of one problem's current version: their best ranked run there
+    and its place."""
 
     problem_id: int
     slug: str
@@ -107,30 +114,51 @@ class BestResult:
     submission_id: int
     submitted_at: datetime
     place: int
-    """Shared with equal scores: one plus the entries with a higher score."""
+    """Shared with equal scores: one plus the entries with a higher score, counted up to PLACES_COUNTED (a place
+    past it reads PLACES_COUNTED + 1)."""
     entries: int
     """How many are on that board."""
+    boards: int
+    """How many boards of the problem the user is on (this one included)."""
 
 
 async def best_results(conn: Conn, user_id: int) -> list[BestResult]:
-    """The user's entry on every board (all languages) of each problem's current version, by slug, then the
-    fullest board first."""
+    """The user's entry on the fullest board they are on of each problem's current version, by slug.
+
+    Their boards are found from their ranked runs (the partial index `submissions_user_ranked`, which leads with the
+    user), each entry then by its key: `leaderboard_entries` has no index that leads with the user."""
     rows = await conn.fetch(
-        """SELECT p.id AS problem_id, p.slug, p.title, e.gpu_type, e.dtype, e.method, e.score, v.score_metric,
-               e.submission_id, e.submitted_at,
-               1 + (SELECT count(*) FROM leaderboard_entries a
-                    WHERE a.problem_id = e.problem_id AND a.problem_version = e.problem_version
-                      AND a.gpu_type = e.gpu_type AND a.dtype = e.dtype AND a.method = e.method
-                      AND a.language = e.language AND a.score > e.score) AS place,
-               coalesce(z.entries, 0) AS entries
-        FROM leaderboard_entries e
-        JOIN problems p ON p.id = e.problem_id AND p.current_version = e.problem_version
-        JOIN problem_versions v ON v.problem_id = e.problem_id AND v.version = e.problem_version
-        LEFT JOIN leaderboard_sizes z ON z.problem_id = e.problem_id AND z.problem_version = e.problem_version
-             AND z.gpu_type = e.gpu_type AND z.dtype = e.dtype AND z.method = e.method AND z.language = e.language
-        WHERE e.user_id = $1 AND e.language = 'any'
-        ORDER BY p.slug, entries DESC, e.gpu_type, e.dtype, e.method""",
+        """WITH boards AS (
+            SELECT DISTINCT s.problem_id, s.problem_version, s.gpu_type, s.dtype, s.method
+            FROM submissions s JOIN problems p ON p.id = s.problem_id AND p.current_version = s.problem_version
+            WHERE s.user_id = $1 AND s.mode = 'ranked' AND s.status = 'passed' AND NOT s.invalidated
+              AND s.score IS NOT NULL AND s.method IS NOT NULL
+        ), mine AS (
+            SELECT e.*, z.entries, count(*) OVER (PARTITION BY e.problem_id) AS boards,
+                   row_number() OVER (PARTITION BY e.problem_id ORDER BY z.entries DESC, e.gpu_type, e.dtype, e.method)
+                   AS n
+            FROM boards b
+            JOIN leaderboard_entries e ON e.problem_id = b.problem_id AND e.problem_version = b.problem_version
+                 AND e.gpu_type = b.gpu_type AND e.dtype = b.dtype AND e.method = b.method AND e.language = 'any'
+                 AND e.user_id = $1
+            JOIN leaderboard_sizes z ON z.problem_id = e.problem_id AND z.problem_version = e.problem_version
+                 AND z.gpu_type = e.gpu_type AND z.dtype = e.dtype AND z.method = e.method AND z.language = e.language
+        )
+        SELECT m.problem_id, p.slug, p.title, m.gpu_type, m.dtype, m.method, m.score, v.score_metric,
+               m.submission_id, m.submitted_at, m.entries, m.boards,
+               1 + (SELECT count(*) FROM (
+                        SELECT 1 FROM leaderboard_entries a
+                        WHERE a.problem_id = m.problem_id AND a.problem_version = m.problem_version
+                          AND a.gpu_type = m.gpu_type AND a.dtype = m.dtype AND a.method = m.method
+                          AND a.language = m.language AND a.score > m.score
+                        LIMIT $2) ahead) AS place
+        FROM mine m
+        JOIN problems p ON p.id = m.problem_id
+        JOIN problem_versions v ON v.problem_id = m.problem_id AND v.version = m.problem_version
+        WHERE m.n = 1
+        ORDER BY p.slug""",
         user_id,
+        PLACES_COUNTED,
     )
     return [BestResult(**r) for r in rows]
 

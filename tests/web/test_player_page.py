@@ -8,9 +8,12 @@ import re
 from datetime import timedelta
 
 import asyncpg
+import pytest
 from aiohttp.test_utils import TestClient
 
+import web.pages as web_pages
 from core.contests.views import user_rating_card
+from core.store import pages as store_pages
 from core.store import users
 from tests.store.store_helpers import VECTOR_ADD, add_problems, submit_scored
 from tests.web.signin_helpers import NELLY, sign_in, signin_stack
@@ -91,3 +94,19 @@ async def test_signed_in_a_player_sees_their_own_private_runs_and_nobody_elses(p
         assert "Your runs of every mode" in own
         other = await get_text(stack.client, f"/users/{roy}")
         assert f"#{theirs}" not in other and "Your runs" not in other
+
+
+async def test_a_place_past_the_counted_ones_reads_as_past_them_and_other_boards_are_counted(
+    client: TestClient, pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Places are counted up to a bound (a count costs an index entry per entry ahead); here the bound is 1.
+    monkeypatch.setattr(store_pages, "PLACES_COUNTED", 1)
+    monkeypatch.setattr(web_pages, "PLACES_COUNTED", 1)
+    await add_problems(pool, VECTOR_ADD)
+    for user, score in (("ann", 50.0), ("ben", 40.0), ("cat", 20.0)):
+        await submit_scored(pool, user, score)
+    await submit_scored(pool, "cat", 30.0, gpu="h200")
+    ann = await get_text(client, f"/users/{await user_id(pool, 'ann')}")
+    assert "<td class=num>1 of 3</td>" in ann
+    cat = await get_text(client, f"/users/{await user_id(pool, 'cat')}")
+    assert "<td class=num>1+ of 3</td>" in cat and "h100 · float32 · cpu (and 1 more)" in cat
