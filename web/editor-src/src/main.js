@@ -65,6 +65,9 @@ function setupEditor(form) {
   // dtype loads the new starter; once the user has written, their code is kept.
   let loaded = textarea.value;
   let uploadedName = null;
+  // Each load (a starter, a file) takes the next number; one that finishes after a later one began is dropped, so
+  // a slow starter never lands over the file loaded after it was asked for.
+  let generation = 0;
 
   // The editor lives in a shadow root: CodeMirror then puts its styles in a constructed style sheet adopted by
   // that root, which the page's Content-Security-Policy (style-src 'self', no inline style) allows, where the
@@ -111,13 +114,17 @@ function setupEditor(form) {
       note.textContent = "Your code is kept; “Start from the starter” replaces it.";
       return;
     }
+    const mine = ++generation;
     const url = `${form.dataset.starter}?lang=${encodeURIComponent(languageSelect.value)}&dtype=${encodeURIComponent(dtypeSelect.value)}`;
     const response = await fetch(url, { credentials: "same-origin" });
+    const body = await response.text();
+    if (mine !== generation) return;
     if (!response.ok) {
-      note.textContent = `No starter: ${await response.text()}`;
+      note.textContent = `No starter: ${body}`;
       return;
     }
-    replace(await response.text());
+    if (!force && view.state.doc.toString() !== loaded) return; // written in while it loaded: theirs stays
+    replace(body);
     uploadedName = null;
     note.textContent = "";
   }
@@ -131,7 +138,9 @@ function setupEditor(form) {
   upload.addEventListener("change", async () => {
     const file = upload.files && upload.files[0];
     if (!file) return;
+    const mine = ++generation;
     const content = await file.text();
+    if (mine !== generation) return;
     if (file.name.toLowerCase().endsWith(".cu")) languageSelect.value = "cuda";
     else if (/^\s*(import\s+triton|from\s+triton[\s.])/m.test(content)) languageSelect.value = "triton";
     else languageSelect.value = "python";
