@@ -27,14 +27,14 @@ from api.problems_json import ProblemError, openapi_problem_responses
 from api.public_subs import SUBMISSION_ID, submission_id
 from api.submission_models import SubmissionEventView
 from api.user_auth import authenticate
-from core.submission_events import CaseFeed, FollowPace, SubmissionEvent, follow
+from core.submission_events import EventFeed, FollowPace, SubmissionEvent, follow
 from core.submissions import get_submission
 
 log = logging.getLogger(__name__)
 
 POOL = web.AppKey("events_pool", asyncpg.Pool)
 PACE = web.AppKey("events_pace", FollowPace)
-CASES = web.AppKey("events_cases", CaseFeed)
+FEED = web.AppKey("events_feed", EventFeed)
 KEEPALIVE_S = 15.0
 # What a client waits before reconnecting after a dropped stream (the SSE `retry` field), in milliseconds.
 RETRY_MS = 2000
@@ -86,7 +86,7 @@ async def get_events(request: web.Request) -> web.StreamResponse:
 
     async def read() -> None:
         try:
-            async for event in follow(pool, sub_id, after, request.app[PACE], request.app[CASES]):
+            async for event in follow(pool, sub_id, after, request.app[PACE], request.app[FEED]):
                 await events.put(event)
         except Exception:
             await events.put(_DONE)
@@ -126,11 +126,11 @@ async def get_events(request: web.Request) -> web.StreamResponse:
 def register(app: web.Application, pool: asyncpg.Pool, pace: FollowPace | None = None) -> None:
     app[POOL] = pool
     app[PACE] = pace or FollowPace()
-    app[CASES] = CaseFeed(pool)
+    app[FEED] = EventFeed(pool)
     app.router.add_get("/v1/submissions/{submission_id}/events", get_events)
 
     async def stop_listening(app: web.Application) -> None:
-        await app[CASES].close()
+        await app[FEED].close()
 
     app.on_cleanup.append(stop_listening)
 

@@ -8,7 +8,7 @@ id, since a place is worth knowing only now. The last event is `result`, with th
 
 While the job runs, `case` events say each test case as its runner finishes it. The runner reports them to the
 dispatcher that holds the job; that dispatcher's hook (`case_publisher`) tells them on the store's notification
-channel, and every replica's `CaseFeed` hears them there, so a stream on any replica gets them. They are live only,
+channel, and every replica's `EventFeed` hears them there, so a stream on any replica gets them. They are live only,
 like `queue` events: kept nowhere and without an id (the stored result holds every case), so a stream resumed
 with Last-Event-ID gets the cases from then on.
 """
@@ -120,21 +120,28 @@ def case_publisher(pool: asyncpg.Pool) -> Callable[[int, JobEvent], Awaitable[No
     return publish
 
 
-class CaseWatch:
-    """The live cases of one submission, as this process hears them."""
+class Watch:
+    """What one stream hears of its submission in this process: its cases, and a wake-up when a move of its job
+    is logged (`moved`)."""
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[CaseProgress] = asyncio.Queue(maxsize=CASE_QUEUE)
+        self.moved = asyncio.Event()
 
-    async def next_cases(self, timeout: float) -> list[CaseProgress]:
-        """The cases heard, waiting up to `timeout` seconds for the first; [] when none came."""
-        if self.queue.empty():
+    async def wait(self, timeout: float) -> list[CaseProgress]:
+        """Wait up to `timeout` seconds for a case or a move; the cases heard ([] for a move alone, or nothing).
+        `moved` stays set until the caller reads the moves (it clears it first)."""
+        if self.queue.empty() and not self.moved.is_set():
+            case = asyncio.ensure_future(self.queue.get())
+            moved = asyncio.ensure_future(self.moved.wait())
             try:
-                async with asyncio.timeout(timeout):
-                    first = await self.queue.get()
-            except TimeoutError:
-                return []
-            cases = [first]
+                await asyncio.wait({case, moved}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                moved.cancel()
+                if not case.done():
+                    case.cancel()
+            # A get that finished as the wait ended holds a case all the same.
+            cases = [case.result()] if case.done() and not case.cancelled() else []
         else:
             cases = []
         while not self.queue.empty():
@@ -142,27 +149,57 @@ class CaseWatch:
         return cases
 
 
-class CaseFeed:
-    """One process's ear on CASE_CHANNEL: a single listening connection, held from the first watch until `close`,
-    shared by every stream; each notification goes to the watches of its submission, and the others are ignored.
+class EventFeed:
+    """One process's ear on the store for every stream it serves, so that a quiet stream costs no query:
+
+    - the moves: one query every `poll_s` for every move logged since the last one (`moved_since`), which wakes
+      the streams of those submissions; each then reads its own moves (`moves_after`), so what it says is exact.
+      A move whose id was passed over while its transaction was still open (ids are taken before commit) is asked
+      for again for GAP_TTL_S seconds. Each stream also reads its moves every `FollowPace.fallback_s` on its own;
+    - the cases: a single connection that listens on CASE_CHANNEL, held from the first watch until `close`; each
+      notification goes to the watches of its submission, and the others are ignored.
 
     A connection that dies is made again at the next watch, or the next time a stream asks (`ensure`): cases told
     meanwhile are missed, which costs only their live display."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    GAP_TTL_S = 10.0
+    MAX_GAPS = 1000
+    BACKLOG = 200
+    """Moves before the latest that the first poll reads again (a stream woken for nothing reads nothing)."""
+
+    def __init__(self, pool: asyncpg.Pool, poll_s: float = 0.25) -> None:
         self._pool = pool
+        self.poll_s = poll_s
         self._conn: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()
-        self._watches: dict[int, set[CaseWatch]] = {}
+        self._watches: dict[int, set[Watch]] = {}
+        self._poller: asyncio.Task[None] | None = None
+        self._cursor: int | None = None
+        self._gaps: dict[int, float] = {}
         self.heard = 0
-        """Notifications heard (all submissions'), for the bench and the tests."""
+        """Case notifications heard (all submissions'), for the bench and the tests."""
 
     @property
     def listening(self) -> bool:
         return self._conn is not None and not self._conn.is_closed()
 
+    @property
+    def watching(self) -> int:
+        """How many streams this process serves now."""
+        return sum(len(watches) for watches in self._watches.values())
+
     async def ensure(self) -> bool:
-        """Listen, if this process does not already; False (logged) while the store cannot be reached."""
+        """Listen and poll, if this process does not already; False (logged) while the store cannot be reached."""
+        if self._poller is None or self._poller.done():
+            try:
+                # Set before the stream's first read of its own moves, so that a move logged after that read wakes
+                # it; a little before the latest, for moves whose transactions were still open.
+                latest = await submission_feed.latest_move_id(self._pool)
+            except STORE_ERRORS as exc:
+                log.warning("submission events: cannot read the latest move (%s); trying again at the next poll", exc)
+                return False
+            self._cursor, self._gaps = max(0, latest - self.BACKLOG), {}
+            self._poller = asyncio.create_task(self._poll_moves(), name="event-feed-moves")
         if self.listening:
             return True
         async with self._lock:
@@ -184,9 +221,9 @@ class CaseFeed:
             return True
 
     @contextlib.asynccontextmanager
-    async def watch(self, submission_id: int) -> AsyncIterator[CaseWatch]:
-        """Hear the cases of `submission_id` from now until the block ends."""
-        watch = CaseWatch()
+    async def watch(self, submission_id: int) -> AsyncIterator[Watch]:
+        """Hear the moves and cases of `submission_id` from now until the block ends."""
+        watch = Watch()
         self._watches.setdefault(submission_id, set()).add(watch)
         try:
             await self.ensure()
@@ -197,6 +234,35 @@ class CaseFeed:
                 watchers.discard(watch)
                 if not watchers:
                     del self._watches[submission_id]
+
+    async def _poll_moves(self) -> None:
+        """Wake the streams whose submissions moved, every `poll_s`, while any stream watches."""
+        loop = asyncio.get_running_loop()
+        while self._watches:
+            await asyncio.sleep(self.poll_s)
+            try:
+                await self._read_moves(loop.time())
+            except STORE_ERRORS as exc:
+                # The streams read their moves on their own meanwhile (fallback_s); the next poll tries again.
+                log.warning("submission events: cannot read the latest moves (%s)", exc)
+
+    async def _read_moves(self, now: float) -> None:
+        assert self._cursor is not None, "set when the poller starts"
+        moved = await submission_feed.moved_since(self._pool, self._cursor, list(self._gaps))
+        seen = {move_id for move_id, _ in moved}
+        for move_id, submission_id in moved:
+            self._gaps.pop(move_id, None)
+            for watch in self._watches.get(submission_id, ()):
+                watch.moved.set()
+        newest = max(seen, default=self._cursor)
+        if newest > self._cursor:
+            missing = [i for i in range(self._cursor + 1, newest) if i not in seen]
+            for move_id in missing[-self.MAX_GAPS :]:
+                self._gaps[move_id] = now
+            self._cursor = newest
+        for move_id, since in list(self._gaps.items()):
+            if now - since > self.GAP_TTL_S:
+                del self._gaps[move_id]  # rolled back, never to be logged
 
     def _notified(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         self.heard += 1
@@ -230,6 +296,10 @@ class CaseFeed:
         await self._release(conn)
 
     async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._poller
         async with self._lock:
             await self._drop()
 
@@ -258,11 +328,22 @@ class SubmissionEvent:
 
 @dataclass(frozen=True)
 class FollowPace:
-    """How often the store is read: new moves every `poll_s`, the queue place every `place_every_s` (it reads up to
-    jobs.PLACE_CAP waiting users, so not at every poll)."""
+    """How often the store is read: new moves every `poll_s` (a stream followed without an EventFeed), or every
+    `fallback_s` when an EventFeed wakes the stream as its moves are logged; the queue place every `place_every_s`
+    (it reads up to jobs.PLACE_CAP waiting users, so not at every poll), and with an EventFeed at most
+    `place_reads_per_s` a second over all the streams it serves: with many streams waiting, each says its place less
+    often (500 streams: every 25 s), rather than the store spending itself on places."""
 
     poll_s: float = 0.5
     place_every_s: float = 5.0
+    fallback_s: float = 15.0
+    place_reads_per_s: float = 20.0
+
+    def place_interval(self, feed: EventFeed | None) -> float:
+        """Seconds between two reads of one stream's place."""
+        if feed is None:
+            return self.place_every_s
+        return max(self.place_every_s, feed.watching / self.place_reads_per_s)
 
 
 async def follow(
@@ -270,19 +351,20 @@ async def follow(
     submission_id: int,
     after_id: int | None = None,
     pace: FollowPace = FollowPace(),
-    cases: CaseFeed | None = None,
+    feed: EventFeed | None = None,
 ) -> AsyncIterator[SubmissionEvent]:
-    """The submission's events after `after_id` (None: all of them, `submitted` first), until its `result`; with
-    `cases`, its `case` events too, as they are heard.
+    """The submission's events after `after_id` (None: all of them, `submitted` first), until its `result`. With
+    `feed`, the stream reads the store when the feed says its job moved (and every `pace.fallback_s`) rather than
+    every `pace.poll_s`, and says its `case` events too, as they are heard.
 
     Resuming after the `result` event yields nothing and ends at once."""
-    if cases is None:
+    if feed is None:
         async for event in _follow(pool, submission_id, after_id, pace, None):
             yield event
         return
-    # Watched before the first read of the moves, so that no case told after that read is missed.
-    async with cases.watch(submission_id) as watch:
-        async for event in _follow(pool, submission_id, after_id, pace, watch, cases):
+    # Watched before the first read of the moves, so that no move or case after that read is missed.
+    async with feed.watch(submission_id) as watch:
+        async for event in _follow(pool, submission_id, after_id, pace, watch, feed):
             yield event
 
 
@@ -295,8 +377,8 @@ async def _follow(
     submission_id: int,
     after_id: int | None,
     pace: FollowPace,
-    watch: CaseWatch | None,
-    feed: CaseFeed | None = None,
+    watch: Watch | None,
+    feed: EventFeed | None = None,
 ) -> AsyncIterator[SubmissionEvent]:
     after = SUBMITTED_ID if after_id is None else after_id
     said_place: int | None = None
@@ -314,6 +396,8 @@ async def _follow(
     runner: str | None = None
     heard: list[CaseProgress] = []  # cases heard since the last read of the moves, said after the moves before them
     while True:
+        if watch is not None:
+            watch.moved.clear()  # a move logged from here on wakes the stream again
         moves = await submission_feed.moves_after(pool, submission_id, after)
         for move in moves:
             after = move.id
@@ -342,7 +426,8 @@ async def _follow(
                 if not await submission_feed.moves_after(pool, submission_id, after, limit=1):
                     return
                 continue
-        if state == "queued" and (place_read_at is None or loop.time() - place_read_at >= pace.place_every_s):
+        place_every_s = pace.place_interval(feed)
+        if state == "queued" and (place_read_at is None or loop.time() - place_read_at >= place_every_s):
             assert job_id is not None
             place_read_at = loop.time()
             estimate = await jobs.start_estimate(pool, job_id)
@@ -363,9 +448,17 @@ async def _follow(
             await asyncio.sleep(pace.poll_s)
         else:
             await feed.ensure()
-            # A case wakes the stream at once: the moves are read again before it is said, so it never comes
-            # before the `running` that precedes it.
-            heard = await watch.next_cases(pace.poll_s)
+            # A move or a case wakes the stream at once; the moves are read again before a case is said, so it
+            # never comes before the `running` that precedes it. While it waits in the queue, it wakes to read its
+            # place too.
+            wait_s = min(pace.fallback_s, place_every_s) if state == "queued" else pace.fallback_s
+            heard = await watch.wait(wait_s)
+            # Once `running` is said, a case heard alone (no move) follows it already: said without reading the
+            # moves, so that a run's cases cost its stream no query.
+            while heard and state == "running" and not watch.moved.is_set():
+                for case in heard:
+                    yield _case_event(submission_id, attempt, runner, case)
+                heard = await watch.wait(pace.fallback_s)
 
 
 async def _latest_job(pool: asyncpg.Pool, submission_id: int) -> jobs.Job | None:

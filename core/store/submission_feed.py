@@ -46,6 +46,30 @@ async def moves_after(conn: Conn, submission_id: int, after_id: int, limit: int 
     return [JobMove(**r) for r in rows]
 
 
+async def latest_move_id(conn: Conn) -> int:
+    """The id of the latest logged move of any job (0: none yet)."""
+    return int(await conn.fetchval("SELECT coalesce(max(id), 0) FROM job_transitions"))
+
+
+async def moved_since(conn: Conn, after_id: int, also: list[int], limit: int = 5000) -> list[tuple[int, int]]:
+    """(move id, submission id) of every move logged after `after_id`, and of the moves `also` names (ids passed
+    over earlier whose transactions may have committed since), oldest first: one query for every submission a
+    process follows."""
+    rows = await conn.fetch(
+        """
+        SELECT t.id, j.submission_id
+        FROM job_transitions t JOIN jobs j ON j.id = t.job_id
+        WHERE t.id > $1 OR t.id = ANY($2::bigint[])
+        ORDER BY t.id
+        LIMIT $3
+        """,
+        after_id,
+        also,
+        limit,
+    )
+    return [(r["id"], r["submission_id"]) for r in rows]
+
+
 async def notify_case(conn: Conn, payload: str) -> None:
     """Tell every listener of CASE_CHANNEL (any replica's event streams) of a finished case; nothing is stored."""
     await conn.execute("SELECT pg_notify($1, $2)", CASE_CHANNEL, payload)
