@@ -1,26 +1,28 @@
-"""Web leaderboard pages at scale: p50/p95 of `/`, a problem's board and a submission's page, over HTTP.
+"""Web pages at scale: p50/p95 of every page over HTTP, one reader at a time and 300 at once.
 
     python bench/web_pages.py --submissions 1000000 --out bench/results/web_pages.txt
+    python bench/web_pages.py --data-dir /tmp/arena-store-10m --reuse --out bench/results/web_pages_10m.txt
 
-Seeds a fresh database (a new embedded server in a temporary directory, or DATABASE_URL when set) with every
-built-in problem, registered as the bot registers them, then users, sources, submissions, their jobs and their
-per-case rows, each table in one `INSERT ... SELECT FROM generate_series` inside PostgreSQL (nothing crosses the
-wire), and builds the leaderboards with the core's own `leaderboard.rebuild`. On a 2-core machine 1,000,000
-submissions (with 1,000,000 jobs, 3.6 million case rows and 613,000 board entries) took 140 s to seed, and the
-whole run under 4 minutes (bench/results/web_pages.txt, its `load:` line).
-
+Without `--reuse` it seeds a fresh database (a new embedded server in a temporary directory, or DATABASE_URL when
+set) with every built-in problem, registered as the bot registers them, then users, sources, submissions, their jobs
+and their per-case rows, each table in one `INSERT ... SELECT FROM generate_series` inside PostgreSQL (nothing
+crosses the wire), and builds the leaderboards with the core's own `leaderboard.rebuild`. On a 2-core machine
+1,000,000 submissions (with 1,000,000 jobs, 3.6 million case rows and 613,000 board entries) took 140 s to seed.
 It then adds contests through the core (`core.contests`): a one-day contest each week of the seeded span, each on
-three of the ten busiest problems, frozen and rated by the core's freezer, and one contest still running on four
-weeks of submissions.
+three of the ten busiest problems, frozen and rated by the core's freezer, and one contest still running.
 
-Then it serves the web app (`web.app.create_app`) on a loopback port and times whole requests made with an HTTP
-client, rendering included: the problem list, the default board of the busiest problem, that board filtered by
-language and on its second page, the pages of random ranked submissions, the contest list, the running contest's
-live board, the largest frozen contest's board and its upsolve board, the rating table and random players' pages.
-Goal: p95 < 200 ms for each. Contest boards are kept for ARENA_WEB_BOARD_CACHE_S (web/board_cache.py); the same
-three contest pages are also timed computed on every request, which is what the first reader of a board and each
-background refresh cost.
-The results are in bench/results/web_pages.txt.
+With `--data-dir DIR --reuse` it measures the store `bench/store_10m.py` loaded in DIR (10 million submissions,
+its contests and ratings) as it is: nothing is seeded, deleted or migrated.
+
+The web app (`web.app.create_app`) is served by a child process, as `arena web` serves it, so that the client's
+load is not counted as the server's time. Each page is timed computed on every request (nothing kept: what the first
+reader and each background refresh cost), then as served by default (contest boards and rating pages kept 15 s,
+whole pages 5 s for readers who have not signed in), one request at a time and then with 300 readers at once. The
+pages: the problem list (whole and filtered), the busiest problem's default board, filtered by language on its
+second page, and a page past its end, random ranked submissions, the contest list, the running contest's live
+board, the largest frozen contest's board and its upsolve board, the rating table and its pages, random rated
+players' pages and the page of the player on the most boards. Goal: p95 <= 200 ms for each. The machine load
+(`uptime`) is recorded with the timings: the machine is shared.
 """
 
 from __future__ import annotations
@@ -67,10 +69,10 @@ from web.app import create_app  # noqa: E402
 from web.settings import WebSettings  # noqa: E402
 
 GOAL_MS = 200.0
+COMPUTED_BOARDS = 5
 # The store bench/store_10m.py loads: its database and the file that says what it loaded.
 STORE_DATABASE = "arena_10m"
 STORE_STATE = "load_state.json"
-COLD_REQUESTS = 20
 # The seeded submissions run from 2026-05-01 over 180 days. A one-day contest each week covers that span (frozen and
 # rated by the core's own freezer; a day's entrants are some hundreds, a size the all-pairs rating is meant for); one
 # contest is still running, on four weeks of submissions, so its board is computed live from them, as during a round.
@@ -363,58 +365,79 @@ async def concurrent(
     return samples
 
 
+def _p95(samples: list[float]) -> float:
+    return statistics.quantiles(sorted(samples), n=100, method="inclusive")[94]
+
+
 async def measure(pool: asyncpg.Pool, dsn: str, cfg: Config, now: datetime, out: list[str]) -> float:
-    """Time each page one request at a time, then with `cfg.readers` at once; returns the worst p95 in ms."""
+    """Time each page computed on every request, one request at a time; then as served (boards and pages kept),
+    one at a time and with `cfg.readers` at once. Returns the worst p95 in ms."""
     pages = await _pages(pool, cfg, now, out)
+    chart = await _a_chart(pool)
     worst = 0.0
-    out.append(
-        f"load average as the measurements start: {', '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)"
-    )
+    out.append(f"load average as the measurements start: {_load()} (1, 5, 15 min)")
+    # Every page computed on every request (ARENA_WEB_BOARD_CACHE_S=0: no kept board, rating page or page): what the
+    # first reader of a page and each background refresh cost.
+    # A contest board is computed ahead and kept (web/board_cache.py): computed here COMPUTED_BOARDS times only, as it
+    # takes seconds at 10 million submissions; the goal is judged on the pages as served.
+    out.append("computed on every request (nothing kept), one request at a time:")
+    computed_worst = 0.0
+    with served(dsn, now, board_cache_s=0) as base:
+        async with ClientSession() as http:
+            for label, path in pages:
+                n = COMPUTED_BOARDS if label.startswith("/contests/") else cfg.requests
+                await timed(1, lambda i, path=path: _get(http, base + path(i)))  # warm the connection, the caches
+                samples = await timed(n, lambda i, path=path: _get(http, base + path(i)))
+                if not label.startswith("/contests/"):
+                    computed_worst = max(computed_worst, _p95(samples))
+                out.append(f"  {label:<46} ({n} requests): {percentiles(samples)}")
+            if chart is not None:
+                url = f"{base}/submissions/{chart}/roofline.png"
+                first = await timed(1, lambda i: _get(http, url))
+                cached = await timed(20, lambda i: _get(http, url))
+                out.append(f"  roofline PNG: first draw {first[0]:.0f} ms, then from memory {percentiles(cached)}")
+    # As `arena web` serves by default: contest boards and rating pages kept 15 s, whole pages 5 s for readers who
+    # have not signed in.
     with served(dsn, now) as base:
         async with ClientSession(connector=TCPConnector(limit=cfg.readers)) as http:
+            out.append("as served (boards kept 15 s, pages 5 s), one request at a time:")
             for label, path in pages:
-                await timed(5, lambda i, path=path: _get(http, base + path(i)))  # warm the connections and caches
+                await timed(3, lambda i, path=path: _get(http, base + path(i)))  # the first reader computes a board
                 samples = await timed(cfg.requests, lambda i, path=path: _get(http, base + path(i)))
-                worst = max(worst, statistics.quantiles(sorted(samples), n=100, method="inclusive")[94])
-                out.append(f"{label:<48} ({cfg.requests} requests): {percentiles(samples)}")
-            chart = f"{base}/submissions/{await _a_chart(pool)}/roofline.png"
-            first = await timed(1, lambda i: _get(http, chart))
-            cached = await timed(20, lambda i: _get(http, chart))
-            out.append(f"roofline PNG: first draw {first[0]:.0f} ms, then from memory {percentiles(cached)}")
-            out.append(
-                f"{cfg.readers} concurrent readers, {cfg.rounds} rounds each (load average now "
-                f"{os.getloadavg()[0]:.2f}):"
-            )
+                worst = max(worst, _p95(samples))
+                out.append(f"  {label:<46} ({cfg.requests} requests): {percentiles(samples)}")
+            out.append(f"as served, {cfg.readers} readers at once, {cfg.rounds} rounds a page (load {_load()}):")
             for label, path in pages:
                 started = time.perf_counter()
                 samples = await concurrent(http, base, path, cfg.readers, cfg.rounds)
                 rate = len(samples) / (time.perf_counter() - started)
-                worst = max(worst, statistics.quantiles(sorted(samples), n=100, method="inclusive")[94])
+                worst = max(worst, _p95(samples))
                 out.append(f"  {label:<46} ({len(samples)} requests, {rate:5.0f}/s): {percentiles(samples)}")
-    # What the kept boards save: the same contest pages and the rating table computed on every request
-    # (ARENA_WEB_BOARD_CACHE_S=0), as the first reader of a board and each background refresh compute them.
-    with served(dsn, now, board_cache_s=0) as base:
-        async with ClientSession() as http:
-            for label, path in [p for p in pages if p[0].startswith(("/contests/", "/ratings"))]:
-                samples = await timed(COLD_REQUESTS, lambda i, path=path: _get(http, base + path(i)))
-                out.append(f"{label + ', computed':<48} ({COLD_REQUESTS} requests): {percentiles(samples)}")
-    out.append(f"load average as the measurements end: {', '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)")
+    out.append(f"load average as the measurements end: {_load()} (1, 5, 15 min)")
+    out.append(f"worst p95 of a page computed on every request, contest boards aside: {computed_worst:.1f} ms")
     return worst
 
 
-async def _a_chart(pool: asyncpg.Pool) -> int:
+def _load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+async def _a_chart(pool: asyncpg.Pool) -> int | None:
     """A ranked submission that passed and timed something (a roofline chart can be drawn for it)."""
+    # From the case rows: a store loaded without them (bench/store_10m.py's) answers at once, with none.
     found = await pool.fetchval(
-        "SELECT id FROM submissions WHERE mode = 'ranked' AND status = 'passed' AND result_job_id IS NOT NULL "
-        "AND score IS NOT NULL ORDER BY id DESC LIMIT 1"
+        "SELECT s.id FROM case_results c JOIN jobs j ON j.id = c.job_id "
+        "JOIN submissions s ON s.id = j.submission_id AND s.result_job_id = j.id "
+        "WHERE c.kind = 'benchmark' AND s.mode = 'ranked' AND s.status = 'passed' LIMIT 1"
     )
-    return int(found)
+    return None if found is None else int(found)
 
 
 async def reuse(data_dir: Path, cfg: Config, out: list[str]) -> float:
-    """Measure the store `bench/store_10m.py` loaded in `data_dir`, as it is: nothing is seeded or deleted; pending
-    migrations are applied (the web reads what the code of today reads). The pages are read as of an hour after the
-    end of its timeline, when its frozen contests are frozen and its open one runs."""
+    """Measure the store `bench/store_10m.py` loaded in `data_dir`, as it is: nothing is seeded, deleted or migrated
+    (other benches share it; the anonymous pages read nothing that later migrations added, and the report names the
+    store's last migration). The pages are read as of an hour after the end of its timeline, when its frozen contests
+    are frozen and its open one runs."""
     state = json.loads((data_dir / STORE_STATE).read_text(encoding="utf-8"))
     now = datetime.fromisoformat(state["end"]) + timedelta(hours=1)
     server = await start_embedded(data_dir / "pg")
@@ -422,18 +445,19 @@ async def reuse(data_dir: Path, cfg: Config, out: list[str]) -> float:
         dsn = server.dsn(STORE_DATABASE)
         conn = await asyncpg.connect(dsn)
         try:
-            await migrate(conn)
             counts = await conn.fetchrow(
                 """SELECT (SELECT count(*) FROM submissions) AS submissions, (SELECT count(*) FROM users) AS users,
                 (SELECT count(*) FROM leaderboard_entries) AS entries, (SELECT count(*) FROM ratings) AS rated,
                 (SELECT count(*) FROM contests) AS contests, (SELECT count(*) FROM problems) AS problems,
                 pg_size_pretty(pg_database_size(current_database())) AS size, current_setting('server_version') AS v,
-                current_setting('shared_buffers') AS buffers"""
+                current_setting('shared_buffers') AS buffers,
+                (SELECT max(version) FROM schema_migrations) AS migration"""
             )
         finally:
             await conn.close()
         out.append(
-            f"server: PostgreSQL {counts['v']} (embedded, {data_dir}, reused), shared_buffers {counts['buffers']}"
+            f"server: PostgreSQL {counts['v']} (embedded, {data_dir}, reused, schema at V{counts['migration']}), "
+            f"shared_buffers {counts['buffers']}"
         )
         out.append(
             f"store: {counts['submissions']:,} submissions, {counts['users']:,} users, {counts['problems']} problems, "
@@ -490,6 +514,14 @@ def _uptime() -> str:
         return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+class Report(list[str]):
+    """The report's lines, each also printed as it comes: a run at 10 million rows takes many minutes."""
+
+    def append(self, line: str) -> None:
+        print(line, flush=True)
+        super().append(line)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--submissions", type=int, default=1_000_000)
@@ -509,11 +541,12 @@ def main() -> int:
         parser.error("--reuse and --data-dir go together")
     cfg = Config(args.submissions, args.users, args.sources, args.requests, args.seed, args.readers, args.rounds)
     random.seed(cfg.seed)
-    out = [
+    out = Report()
+    out.append(
         f"web_pages {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {platform.machine()}, {os.cpu_count()} CPUs · "
-        f"Python {platform.python_version()}, asyncpg {asyncpg.__version__}",
-        f"uptime: {_uptime()}",
-    ]
+        f"Python {platform.python_version()}, asyncpg {asyncpg.__version__}"
+    )
+    out.append(f"uptime: {_uptime()}")
     if args.reuse:
         worst = asyncio.run(reuse(args.data_dir, cfg, out))
     else:
@@ -526,7 +559,6 @@ def main() -> int:
         f"goal: every page p95 < {GOAL_MS:.0f} ms (worst {worst:.1f} ms): {'met' if worst < GOAL_MS else 'MISSED'}"
     )
     report = "\n".join(out)
-    print(report)
     if args.out is not None:
         args.out.write_text(report + "\n", encoding="utf-8")
     return 0 if worst < GOAL_MS else 1

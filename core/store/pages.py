@@ -125,24 +125,20 @@ class BestResult:
 async def best_results(conn: Conn, user_id: int) -> list[BestResult]:
     """The user's entry on the fullest board they are on of each problem's current version, by slug.
 
-    Their boards are found from their ranked runs (the partial index `submissions_user_ranked`, which leads with the
-    user), each entry then by its key: `leaderboard_entries` has no index that leads with the user."""
+    Each board of a current version (`leaderboard_sizes`, some hundreds) is looked up by its key with the user's id:
+    `leaderboard_entries` has no index that leads with the user, and the user's own runs can be hundreds of
+    thousands."""
     rows = await conn.fetch(
-        """WITH boards AS (
-            SELECT DISTINCT s.problem_id, s.problem_version, s.gpu_type, s.dtype, s.method
-            FROM submissions s JOIN problems p ON p.id = s.problem_id AND p.current_version = s.problem_version
-            WHERE s.user_id = $1 AND s.mode = 'ranked' AND s.status = 'passed' AND NOT s.invalidated
-              AND s.score IS NOT NULL AND s.method IS NOT NULL
-        ), mine AS (
+        """WITH mine AS (
             SELECT e.*, z.entries, count(*) OVER (PARTITION BY e.problem_id) AS boards,
                    row_number() OVER (PARTITION BY e.problem_id ORDER BY z.entries DESC, e.gpu_type, e.dtype, e.method)
                    AS n
-            FROM boards b
-            JOIN leaderboard_entries e ON e.problem_id = b.problem_id AND e.problem_version = b.problem_version
-                 AND e.gpu_type = b.gpu_type AND e.dtype = b.dtype AND e.method = b.method AND e.language = 'any'
+            FROM leaderboard_sizes z
+            JOIN problems p ON p.id = z.problem_id AND p.current_version = z.problem_version
+            JOIN leaderboard_entries e ON e.problem_id = z.problem_id AND e.problem_version = z.problem_version
+                 AND e.gpu_type = z.gpu_type AND e.dtype = z.dtype AND e.method = z.method AND e.language = z.language
                  AND e.user_id = $1
-            JOIN leaderboard_sizes z ON z.problem_id = e.problem_id AND z.problem_version = e.problem_version
-                 AND z.gpu_type = e.gpu_type AND z.dtype = e.dtype AND z.method = e.method AND z.language = e.language
+            WHERE z.language = 'any' AND z.entries > 0
         )
         SELECT m.problem_id, p.slug, p.title, m.gpu_type, m.dtype, m.method, m.score, v.score_metric,
                m.submission_id, m.submitted_at, m.entries, m.boards,
