@@ -93,6 +93,7 @@ class Config:
     seed: int
     readers: int = 300
     rounds: int = 3
+    only: str | None = None
 
 
 # Each statement fills one table from generate_series; `$n` are the Config's sizes. Problems are weighted by a
@@ -372,8 +373,8 @@ def _p95(samples: list[float]) -> float:
 async def measure(pool: asyncpg.Pool, dsn: str, cfg: Config, now: datetime, out: list[str]) -> float:
     """Time each page computed on every request, one request at a time; then as served (boards and pages kept),
     one at a time and with `cfg.readers` at once. Returns the worst p95 in ms."""
-    pages = await _pages(pool, cfg, now, out)
-    chart = await _a_chart(pool)
+    pages = [p for p in await _pages(pool, cfg, now, out) if cfg.only is None or cfg.only in p[0]]
+    chart = await _a_chart(pool) if cfg.only is None else None
     worst = 0.0
     out.append(f"load average as the measurements start: {_load()} (1, 5, 15 min)")
     # Every page computed on every request (ARENA_WEB_BOARD_CACHE_S=0: no kept board, rating page or page): what the
@@ -535,11 +536,14 @@ def main() -> int:
         "--data-dir", type=Path, help="with --reuse: the store bench/store_10m.py loaded there, measured as it is"
     )
     parser.add_argument("--reuse", action="store_true", help="measure the store in --data-dir; seed nothing")
+    parser.add_argument("--only", help="time only the pages whose label contains this text")
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
     if args.reuse != (args.data_dir is not None):
         parser.error("--reuse and --data-dir go together")
-    cfg = Config(args.submissions, args.users, args.sources, args.requests, args.seed, args.readers, args.rounds)
+    cfg = Config(
+        args.submissions, args.users, args.sources, args.requests, args.seed, args.readers, args.rounds, args.only
+    )
     random.seed(cfg.seed)
     out = Report()
     out.append(
