@@ -392,7 +392,12 @@ async def measure(pool: asyncpg.Pool, dsn: str, cfg: Config, now: datetime, out:
                 if not label.startswith("/contests/"):
                     computed_worst = max(computed_worst, _p95(samples))
                 out.append(f"  {label:<46} ({n} requests): {percentiles(samples)}")
-            if chart is not None:
+            if chart is None:
+                out.append(
+                    "  (no timed case rows in this store: the boards' runtime column reads '-', a submission's page "
+                    "has no case table, and no roofline chart is timed)"
+                )
+            else:
                 url = f"{base}/submissions/{chart}/roofline.png"
                 first = await timed(1, lambda i: _get(http, url))
                 cached = await timed(20, lambda i: _get(http, url))

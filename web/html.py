@@ -96,7 +96,7 @@ $body
 
 # The style sheet, a file served by the app (web/static/arena.css): the Content-Security-Policy allows no inline
 # style. Its query names its version, so that a browser that kept an older copy fetches the new one.
-STYLESHEET = "/static/arena.css?v=2"
+STYLESHEET = "/static/arena.css?v=3"
 
 
 # The header's account slot for the request being answered: "Sign in with Discord" or "<name> · Sign out", set

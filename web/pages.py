@@ -17,8 +17,9 @@ from core.contests import BoardLine, ContestBoard
 from core.contests.views import HistoryLine, RatingCard
 from core.leaderboard import LANGUAGES
 from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmission, RatingPage
+from core.rating import Rating, conservative_rating
 from core.result_view import CASE_HEADERS, case_rows, format_duration_us, format_rate, method_label, summary
-from core.store.contests import BoardCell
+from core.store.contests import BoardCell, RatedUser
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
 from web.html import Html, esc, join, link, page, path_with, prose, table
@@ -587,6 +588,10 @@ def player_page(profile: PlayerProfile) -> str:
     return page(f"{card.display_name} · competitor", body + Html('<p><a href="/ratings">All ratings</a></p>'))
 
 
+def _conservative(user: RatedUser) -> float:
+    return conservative_rating(Rating(user.rating, user.rd, user.volatility))
+
+
 def ratings_page(rp: RatingPage) -> str:
     """One page of the global rating table, by the conservative rating; equal ones share a place."""
     intro = Html(
@@ -602,7 +607,7 @@ def ratings_page(rp: RatingPage) -> str:
     pager = _pager("/ratings", rp.page, rp.page_size, len(rp.rows), rp.total, "players")
     rows = [
         (line.place, link(player_path(line.user.user_id), line.user.display_name),
-         f"{line.user.rating - 2 * line.user.rd:.0f}", f"{line.user.rating:.0f}", f"{line.user.rd:.0f}",
+         f"{_conservative(line.user):.0f}", f"{line.user.rating:.0f}", f"{line.user.rd:.0f}",
          line.user.contests)
         for line in rp.rows
     ]  # fmt: skip
