@@ -194,15 +194,37 @@ async def contests(request: Request) -> Response:
     return _html(contest_list_page(await contest_list(request.app[POOL], _now(request))))
 
 
-async def _contest_board(request: Request, phase: str) -> Response:
-    page_number, slug, pool = _page_number(request), request.match_info["slug"], request.app[POOL]
+def _board_computation(
+    app: Application, slug: str, phase: str
+) -> Callable[[], Awaitable[tuple[PublicContest, datetime]]]:
+    """How a contest board is computed for the kept boards: as at the moment the computation starts."""
 
     async def compute() -> tuple[PublicContest, datetime]:
-        now = _now(request)
-        return await public_contest(pool, slug, phase, now), now
+        now = app[CLOCK]()
+        return await public_contest(app[POOL], slug, phase, now), now
 
-    found, as_of = (await request.app[BOARDS].get((slug, phase), compute)).value
-    return _html(contest_page(found, page_number, request.app[SETTINGS].page_size, as_of=as_of))
+    return compute
+
+
+async def _contest_board(request: Request, phase: str) -> Response:
+    page_number, slug, app = _page_number(request), request.match_info["slug"], request.app
+    found, as_of = (await app[BOARDS].get((slug, phase), _board_computation(app, slug, phase))).value
+    return _html(contest_page(found, page_number, app[SETTINGS].page_size, as_of=as_of))
+
+
+async def warm_live_boards(app: Application) -> None:
+    """Start computing the board of every contest that runs (or waits for its last runs) as the server starts: at 10
+    million submissions a live board takes most of a second to compute, and a crowd may be waiting for it. A frozen
+    board is read from its standings, and an upsolve board is computed when someone first asks for it."""
+    try:
+        listed = await contest_list(app[POOL], app[CLOCK]())
+    except Exception:
+        # Warming is an optimisation: a store that does not answer yet leaves the first readers to compute.
+        log.warning("the live contest boards could not be listed to compute them ahead", exc_info=True)
+        return
+    for pc in listed:
+        if pc.state in ("running", "ended"):
+            app[BOARDS].warm((pc.contest.slug, "contest"), _board_computation(app, pc.contest.slug, "contest"))
 
 
 async def contest(request: Request) -> Response:
@@ -369,6 +391,8 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
                 yield
 
         app.cleanup_ctx.append(store)
+    # After the store is open (a cleanup context starts before the handlers added to on_startup after it).
+    app.on_startup.append(warm_live_boards)
     app.add_routes(
         [
             get("/", kept(problems)),

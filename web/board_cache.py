@@ -52,6 +52,12 @@ class StaleWhileRevalidate(Generic[T]):
             self._start(key, compute)
         return kept
 
+    def warm(self, key: Hashable, compute: Callable[[], Awaitable[T]]) -> None:
+        """Start computing `key` now, unless it is kept or being computed (or nothing is kept: `ttl_s` 0), so that its
+        first reader finds it ready or under way. Returns at once; a failure is logged, and a read computes again."""
+        if self._ttl_s > 0 and key not in self._kept:
+            self._start(key, compute)
+
     def _start(self, key: Hashable, compute: Callable[[], Awaitable[T]]) -> asyncio.Task[Kept[T]]:
         running = self._running.get(key)
         if running is None:

@@ -9,14 +9,16 @@ import re
 from datetime import timedelta
 
 import asyncpg
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from core.contests import ContestBoard, cancel_contest, contest_board, freeze_if_due, invite, set_code_reveal
 from core.moderation import Actor, ban_user
 from core.problems import sync_problem
 from core.rating import Rating, conservative_rating
 from core.store import contests
+from core.store.pool import READER_ROLE, create_pool
 from tests.store.store_helpers import MATMUL, MOD, VECTOR_ADD, add_problems
+from tests.web.conftest import web_settings
 from tests.web.test_pages import get_text
 from tests.web.web_helpers import (
     CREATED,
@@ -30,6 +32,7 @@ from tests.web.web_helpers import (
     ranked_at,
     seed_contest,
 )
+from web.app import create_app
 
 ESCAPED_HOSTILE = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;"
 
@@ -292,3 +295,18 @@ async def test_hostile_code_revealed_after_the_end_is_shown_escaped(
     page = await get_text(client, f"/submissions/{run}")
     assert HOSTILE not in page and "<img src=x" not in page and "</pre><img" not in page
     assert "&lt;/pre&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+async def test_a_running_contests_board_is_computed_as_the_server_starts(
+    pool: asyncpg.Pool, db_dsn: str, clock: Clock
+) -> None:
+    await seed_contest(pool)
+    started = START + timedelta(seconds=30)
+    clock.at = started
+    async with create_pool(db_dsn, min_size=1, max_size=2, command_timeout=30, role=READER_ROLE) as reader:
+        app = create_app(web_settings(db_dsn, board_cache_s=600.0), reader, clock=clock)
+        async with TestClient(TestServer(app, host="127.0.0.1")) as kept_client:
+            clock.at = started + timedelta(seconds=20)
+            page = await get_text(kept_client, "/contests/spring")
+    # Computed ahead, as the server started, not by this first reader 20 s later.
+    assert f'This page as of <time datetime="{started:%Y-%m-%dT%H:%M:%SZ}">' in page
