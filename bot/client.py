@@ -37,7 +37,9 @@ from core.problems import ProblemSpec, sync_problem
 from core.progress import ProgressHub
 from core.service import ArenaService
 from core.store.pool import open_store
+from core.submission_events import case_publisher
 from problems.registry import builtin_problems
+from runner.api import JobEvent
 from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)
@@ -93,11 +95,18 @@ class ArenaBot(commands.Bot):
         runner_pool = self.runners.dispatch_pool
         view = self.runners.view
         gpu_types = view.gpu_types if view is not None else runner_pool.gpu_types
+        publish_case = case_publisher(self.pool)
+
+        async def on_event(submission_id: int, event: JobEvent) -> None:
+            await self.hub.on_event(submission_id, event)
+            # The API's event streams of a job this bot dispatches hear its cases too (`case` events).
+            await publish_case(submission_id, event)
+
         self.dispatcher = Dispatcher(
             self.pool,
             runner_pool,
             settings.arena.dispatch,
-            on_event=self.hub.on_event,
+            on_event=on_event,
             on_runner_state=self.hub.on_runner_state,
         )
         self._dispatch_task = asyncio.create_task(self.dispatcher.run(), name="dispatcher")
