@@ -72,7 +72,10 @@ def table(
         + "</tr>"
         for row in rows
     )
-    return Html(f'<table class="{esc(css)}">{thead}<tbody>{body}</tbody></table>')
+    # In a box that scrolls sideways on a narrow screen, the page itself staying as wide as the screen; the box takes
+    # keyboard focus (tabindex), so that a keyboard can scroll it too.
+    inner = f'<table class="{esc(css)}">{thead}<tbody>{body}</tbody></table>'
+    return Html(f'<div class="scroll" tabindex="0">{inner}</div>')
 
 
 _LAYOUT = Template("""<!doctype html>
@@ -96,7 +99,7 @@ $body
 
 # The style sheet, a file served by the app (web/static/arena.css): the Content-Security-Policy allows no inline
 # style. Its query names its version, so that a browser that kept an older copy fetches the new one.
-STYLESHEET = "/static/arena.css?v=3"
+STYLESHEET = "/static/arena.css?v=4"
 
 
 # The header's account slot for the request being answered: "Sign in with Discord" or "<name> · Sign out", set

@@ -121,12 +121,12 @@ async def test_a_reader_follows_a_problem_link_to_its_board_and_reads_the_rows(
     visit = await asyncio.to_thread(browse_to_board, str(client.make_url("/")), browser, driver, "vector_add")
     assert visit.list_title == "Problems · Kernel Arena"
     assert visit.board_heading.endswith("(vector_add)")
-    # Rank, user, score, language, submission: the hostile name shows as the text it is.
-    assert [row[:5] for row in visit.rows] == [
-        ["1", "bob", "50", "cuda", f"#{seeded.ranked['bob']}"],
-        ["2", "carol", "40", "triton", f"#{seeded.ranked['carol']}"],
-        ["3", "alice", "30", "python", f"#{seeded.ranked['alice']}"],
-        ["4", HOSTILE, "20", "cuda", f"#{seeded.ranked[HOSTILE]}"],
+    # Rank, user, score, runtime, language, submission: the hostile name shows as the text it is.
+    assert [row[:6] for row in visit.rows] == [
+        ["1", "bob", "50", "1.000 µs", "cuda", f"#{seeded.ranked['bob']}"],
+        ["2", "carol", "40", "1.000 µs", "triton", f"#{seeded.ranked['carol']}"],
+        ["3", "alice", "30", "1.000 µs", "python", f"#{seeded.ranked['alice']}"],
+        ["4", HOSTILE, "20", "1.000 µs", "cuda", f"#{seeded.ranked[HOSTILE]}"],
     ]
     assert visit.screenshot.startswith(b"\x89PNG")
     if target := os.environ.get("ARENA_WEB_SCREENSHOT"):
