@@ -11,7 +11,8 @@ dispatches (`arena api`, as in tests/store/fleet_processes.py) to a CPU runner t
 PostgreSQL. Python solutions run on the CPU, so no GPU is needed.
 
 Set ARENA_WEB_EDITOR_SCREENSHOTS=docs to keep docs/web-editor.png (the problem page with the editor),
-docs/web-editor-running.png (a run followed live) and docs/web-result.png (the correct run's result page).
+docs/web-editor-running.png (a run followed live), docs/web-result.png (the correct run's result page) and
+docs/web-competitor.png (the competitor's page, opened from their row on the board).
 """
 
 from __future__ import annotations
@@ -257,6 +258,7 @@ def compete(base_url: str, browser: str, driver_path: str, upload_file: Path, sh
         driver.find_element(By.CSS_SELECTOR, "table.board tbody").find_element(By.LINK_TEXT, NELLY.global_name).click()
         _wait(driver, 30, expected_conditions.url_contains("/users/"), "the competitor's page did not open")
         competitor = (driver.current_url, driver.find_element(By.TAG_NAME, "h1").text)
+        shots["web-competitor.png"] = driver.get_screenshot_as_png()
 
         # A phone's width: the editor fits, the page does not scroll sideways, and typing still works.
         driver.set_window_size(*PHONE)
