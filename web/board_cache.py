@@ -52,6 +52,10 @@ class StaleWhileRevalidate(Generic[T]):
             self._start(key, compute)
         return kept
 
+    def holds(self, key: Hashable) -> bool:
+        """Whether `key` is kept or being computed."""
+        return key in self._kept or key in self._running
+
     def warm(self, key: Hashable, compute: Callable[[], Awaitable[T]]) -> None:
         """Start computing `key` now, unless it is kept or being computed (or nothing is kept: `ttl_s` 0), so that its
         first reader finds it ready or under way. Returns at once; a failure is logged, and a read computes again."""
