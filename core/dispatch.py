@@ -43,7 +43,7 @@ from core.settings import DispatchSettings
 from core.store import jobs
 from core.store.jobs import Lease
 from runner.api import JobEvent, JobRequest, SubmissionResult
-from runner.client import EventCallback, JobRunner, RunnerLostError, RunnerUnavailableError
+from runner.client import EventCallback, JobRunner, RunnerClientError, RunnerLostError, RunnerUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -541,7 +541,7 @@ class Dispatcher:
     async def _execute(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         heartbeat = asyncio.create_task(self._heartbeat(lease))
         try:
-            result = await self._run_while_live(lease, runner, attach=attach)
+            result = await self._run_while_live(lease, runner, heartbeat, attach=attach)
             if result is None:
                 return None
             if _host_busy(result) and lease.attempts < self._settings.max_attempts:
@@ -562,16 +562,25 @@ class Dispatcher:
                 await heartbeat
             self._runners.release(runner)
 
-    async def _run_while_live(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
+    async def _run_while_live(
+        self, lease: Lease, runner: JobRunner, heartbeat: asyncio.Task[bool], *, attach: bool
+    ) -> SubmissionResult | None:
         """`_run_on`, given up when the runner leaves its pool (its heartbeats stopped, it was revoked): then the
         job goes back to the head of the queue at once, an attempt counted, and runs on another runner. A result
-        the old runner sends later finds the lease gone and is dropped."""
+        the old runner sends later finds the lease gone and is dropped. Given up too when the lease's heartbeat
+        finds the job ended without it (its submitter withdrew it): the runner is told to stop the job."""
         follow = asyncio.create_task(self._run_on(lease, runner, attach=attach), name=f"follow-{lease.job_id}")
         try:
             while True:
-                done, _ = await asyncio.wait({follow}, timeout=self._settings.runner_probe_s)
-                if done:
+                waits = {follow} if heartbeat.done() else {follow, heartbeat}
+                await asyncio.wait(waits, timeout=self._settings.runner_probe_s, return_when=asyncio.FIRST_COMPLETED)
+                if follow.done():
                     return follow.result()
+                if heartbeat.done() and not heartbeat.cancelled() and heartbeat.result():
+                    follow.cancel()
+                    await asyncio.gather(follow, return_exceptions=True)
+                    await self._abandon_on(runner, lease)
+                    return None
                 if not self._runners.is_live(runner.name):
                     break
         finally:
@@ -683,15 +692,28 @@ class Dispatcher:
             log.warning("job %d: lease lost while requeueing (%s)", lease.job_id, reason)
         self._runners.freed.set()
 
-    async def _heartbeat(self, lease: Lease) -> None:
+    async def _heartbeat(self, lease: Lease) -> bool:
+        """Renew the lease until it is lost; then True when the job has ended without it (withdrawn), False when
+        another dispatcher holds it now."""
         while True:
             await asyncio.sleep(self._settings.lease_s / 3)
             try:
                 if not await jobs.extend(self._pool, lease, self._settings.lease_s):
+                    job = await jobs.get_job(self._pool, lease.job_id)
+                    if job is None or job.state not in jobs.LIVE_STATES:
+                        log.info("job %d ended without this dispatcher (%s)", lease.job_id, job and job.last_error)
+                        return True
                     log.warning("job %d: lease lost to another dispatcher", lease.job_id)
-                    return
+                    return False
             except STORE_ERRORS as exc:
                 log.warning("job %d: could not renew the lease (%s); will retry", lease.job_id, exc)
+
+    async def _abandon_on(self, runner: JobRunner, lease: Lease) -> None:
+        """Tell the runner to stop a withdrawn job, where it knows how (`abandon`); its slot is then free."""
+        abandon = getattr(runner, "abandon", None)
+        if abandon is not None:
+            with contextlib.suppress(RunnerClientError):
+                await abandon(job_key(lease.job_id))
 
     # -- runners that do not answer ----------------------------------------------------------------------------
 

@@ -70,7 +70,8 @@ class JobRunner(Protocol):
         so that it is requeued. Both calls raise RunnerUnavailableError when the runner does not answer.
 
         A runner may also define `async probe() -> bool`, whether it answers now. One without it is handed the
-        next job `runner_probe_s` after it stopped answering, and that job is the probe."""
+        next job `runner_probe_s` after it stopped answering, and that job is the probe. And `async abandon(job_key)`,
+        which stops a job whose submission was withdrawn; one without it runs such a job to its end, unheard."""
         ...
 
 

@@ -81,6 +81,13 @@ class LocalRunner:
         job = self._jobs.get(job_key)
         return None if job is None else await self._follow(job, on_event)
 
+    async def abandon(self, job_key: str) -> None:
+        """Stop the job (its worker process is killed): its submission was withdrawn, and no one wants its result."""
+        job = self._jobs.pop(job_key, None)
+        if job is not None and job.task is not None and not job.task.done():
+            job.task.cancel()
+            await asyncio.gather(job.task, return_exceptions=True)
+
     async def aclose(self) -> None:
         """Stop every running job (their worker processes are killed), as a runner shutting down would."""
         tasks = [j.task for j in self._jobs.values() if j.task is not None and not j.task.done()]

@@ -187,6 +187,19 @@ class RemoteRunner:
             log.info("%s: following %s again (runner job %s, %s)", self.name, job_key, found.job_id, found.state)
         return await self._follow(job_key, on_event)
 
+    async def abandon(self, job_key: str) -> None:
+        """Tell the runner to stop the job (`DELETE /v1/jobs/{id}`): its submission was withdrawn, and no one wants
+        its result. A runner that does not answer is only logged: the job's result, if it comes, finds no lease."""
+        followed = self._jobs.pop(job_key, None)
+        if followed is None:
+            return
+        try:
+            await self._client.cancel(followed.job_id)
+            log.info("%s: %s withdrawn; runner job %s cancelled", self.name, job_key, followed.job_id)
+        except RunnerError as exc:
+            log.warning("%s: %s withdrawn, but runner job %s could not be cancelled: %s", self.name, job_key,
+                        followed.job_id, exc)  # fmt: skip
+
     async def probe(self) -> bool:
         """Whether the runner answers now and may take jobs: any HTTP answer from it counts (a refusal shows on
         the next job), unless its health reports a GPU type other than the one configured."""

@@ -26,6 +26,7 @@ from store_helpers import (
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RunnerLostError
+from core.local_submit import withdraw_submission
 from core.results import record_result
 from core.settings import DispatchSettings, Settings
 from core.store import jobs
@@ -289,3 +290,45 @@ async def test_a_dispatcher_cancelled_as_it_is_woken_stops(pool: asyncpg.Pool, s
     runners.freed.set()
     await cancel_and_wait(task, timeout_s=30)
     assert task.cancelled()
+
+
+class AbandoningRunner(ScriptedRunner):
+    """A runner whose job runs until it is told to stop (`abandon`), as a real runner's does."""
+
+    def __init__(self, name: str) -> None:
+        self.started = asyncio.Event()
+        self.abandoned: list[str] = []
+        super().__init__(name, self._forever)
+
+    async def _forever(self, _key: str, _req: JobRequest) -> SubmissionResult:
+        self.started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def abandon(self, job_key: str) -> None:
+        self.abandoned.append(job_key)
+
+
+async def test_a_job_withdrawn_while_it_runs_is_stopped_on_its_runner_and_frees_the_slot(
+    pool: asyncpg.Pool, settings: Settings
+):
+    # The submitter withdraws a run its runner is timing (DELETE /v1/submissions/{id}, Ctrl-C): the dispatcher
+    # that follows it learns so when it next renews the lease, tells the runner to stop, and its slot is free.
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice"), ROOMY)
+    box = AbandoningRunner("box")
+    runners = RunnerPool([box])
+    async with running(Dispatcher(pool, runners, settings.dispatch)):
+        await asyncio.wait_for(box.started.wait(), timeout=60)
+        assert await withdraw_submission(pool, receipt.submission_id, receipt.job_id, "withdrawn by its submitter")
+        async with asyncio.timeout(60):
+            while not box.abandoned:
+                await asyncio.sleep(0.05)
+        assert box.abandoned == [f"job-{receipt.job_id}"]
+        # The slot is given back: the next job goes to the same one-slot runner.
+        second = await submit(pool, request("bob"), ROOMY)
+        async with asyncio.timeout(60):
+            while box.calls[-1] != f"job-{second.job_id}":
+                await asyncio.sleep(0.05)
+    job = await jobs.get_job(pool, receipt.job_id)
+    assert job is not None and job.state == "failed"
