@@ -111,6 +111,7 @@ class FakeDiscordOAuth:
         self.approver: FakeUser | None = None
         self.violations: list[Violation] = []
         self.refusals: list[str] = []  # `error: description` of every error answered, in order
+        self.revoked: list[str] = []  # access tokens revoked by their client (RFC 7009)
         self.authorizations: list[dict[str, str]] = []  # the query of each authorization request
         self._grants: dict[str, _Grant] = {}
         self._tokens: dict[str, _AccessToken] = {}
@@ -149,6 +150,8 @@ class FakeDiscordOAuth:
                 web.get("/api/oauth2/authorize", self.authorize),
                 web.post("/api/oauth2/token", self.token),
                 web.post(f"{API_PREFIX}/oauth2/token", self.token),
+                web.post("/api/oauth2/token/revoke", self.revoke),
+                web.post(f"{API_PREFIX}/oauth2/token/revoke", self.revoke),
                 web.get(f"{API_PREFIX}/users/@me", self.users_me),
                 web.get(f"{API_PREFIX}/oauth2/@me", self.oauth2_me),
             ]
@@ -252,6 +255,26 @@ class FakeDiscordOAuth:
                 headers["WWW-Authenticate"] = 'Basic realm="discord"'
             body = {"error": exc.error, "error_description": exc.description}
             return web.json_response(body, status=exc.status, headers=headers)
+
+    async def revoke(self, request: web.Request) -> web.Response:
+        """Token revocation (RFC 7009 §2.1): the client authenticates as at the token endpoint; a token it holds is
+        revoked, and an unknown or already revoked one is answered 200 all the same (§2.2)."""
+        try:
+            if request.content_type != "application/x-www-form-urlencoded":
+                raise _OAuthError("invalid_request", f"the body must be form-encoded, not {request.content_type!r}")
+            form = await request.post()
+            client = self._client(request, form)
+            token = form.get("token")
+            if not token:
+                raise _OAuthError("invalid_request", "token is missing")
+        except _OAuthError as exc:
+            self.refusals.append(f"revoke {exc.error}: {exc.description}")
+            return web.json_response({"error": exc.error, "error_description": exc.description}, status=exc.status)
+        found = self._tokens.get(str(token))
+        if found is not None and found.client_id == client.client_id:
+            found.revoked = True
+            self.revoked.append(str(token))
+        return web.Response(status=200)
 
     def _client(self, request: web.Request, form: Any) -> OAuthClient:
         """The client that authenticated (§2.3.1): HTTP Basic or the body's client_id/client_secret, not both."""

@@ -99,6 +99,13 @@ async def test_signing_in_takes_the_whole_flow_and_lands_on_the_page_it_began_on
             session.user_id,
         )
         assert round(float(days)) == 7
+        # Discord's access token, used once to learn who signed in, is given back: it is no good at Discord now.
+        assert len(stack.fake.revoked) == 1
+        async with stack.client.session.get(
+            f"{stack.settings.discord_url}/api/v10/users/@me",
+            headers={"Authorization": f"Bearer {stack.fake.revoked[0]}"},
+        ) as probe:
+            assert probe.status == 401
         assert stack.fake.violations == [] and stack.fake.refusals == []
 
 
