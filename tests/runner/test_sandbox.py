@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -118,3 +119,28 @@ async def test_the_degraded_levels_still_run_a_job_with_its_environment_and_limi
     output, _ = await proc.communicate()
     assert proc.returncode == 0, output
     assert output.decode().split() == [str(job.scratch / "home"), "0"]
+
+
+_SESSION_NICENESS = """
+import subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from runner.host.sandbox import _before_exec
+def session_line(preexec):
+    return subprocess.run(["cat", "/proc/self/autogroup"], start_new_session=True, preexec_fn=preexec,
+                          capture_output=True, text=True, check=True).stdout.strip()
+print(session_line(None))
+print(session_line(_before_exec(False, None)))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="this kernel groups no sessions")
+def test_a_job_of_a_runner_started_under_nice_keeps_its_niceness_in_its_own_session() -> None:
+    """A job runs in a session of its own, which the kernel schedules as its own autogroup, weighed as an equal of
+    every other: a runner under `nice` would otherwise run its jobs at full weight beside the host's services."""
+    root = Path(__file__).resolve().parents[2]
+    lines = subprocess.run(
+        ["nice", "-n", "7", sys.executable, "-c", _SESSION_NICENESS, str(root)],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert lines[0].endswith(" nice 0"), f"a new session starts at niceness 0: {lines[0]}"
+    assert lines[1].endswith(" nice 7"), f"the job's session keeps the daemon's niceness: {lines[1]}"
