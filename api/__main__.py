@@ -78,11 +78,12 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
                 "choose another with --port or ARENA_API_PORT."
             ) from exc
         tasks: list[asyncio.Task[None]] = []
+        publisher = case_publisher(store.pool)
         if settings.dispatch:
             runners = RunnerPool()
             view = FleetView(store.pool, runners, runner_factory(session, settings.fleet), settings.fleet)
             # Each case its runner finishes is told to every replica's event streams (`case` events).
-            dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch, on_event=case_publisher(store.pool))
+            dispatcher = Dispatcher(store.pool, runners, settings.arena.dispatch, on_event=publisher)
             # The live runners are known before recovery, so that a job in flight at a restart is followed again on
             # its runner rather than run a second time.
             with contextlib.suppress(*STORE_ERRORS):
@@ -100,6 +101,7 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            await publisher.close()
             await app_runner.cleanup()
 
 

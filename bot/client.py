@@ -96,6 +96,7 @@ class ArenaBot(commands.Bot):
         view = self.runners.view
         gpu_types = view.gpu_types if view is not None else runner_pool.gpu_types
         publish_case = case_publisher(self.pool)
+        self._resources.push_async_callback(publish_case.close)
 
         async def on_event(submission_id: int, event: JobEvent) -> None:
             await self.hub.on_event(submission_id, event)

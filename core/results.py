@@ -153,11 +153,7 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
 
 async def mark_running(pool: asyncpg.Pool, lease: Lease) -> bool:
     """The runner has started: job and submission move to `running`. False when already running or lost."""
-    async with pool.acquire() as conn, conn.transaction():
-        if not await jobs.set_running(conn, lease):
-            return False
-        await submissions.set_status(conn, lease.submission_id, "running")
-    return True
+    return await jobs.set_running(pool, lease)
 
 
 async def requeue_or_fail(

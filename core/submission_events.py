@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -100,24 +100,65 @@ def decode_case(fields: dict[str, Any]) -> CaseProgress:
     )
 
 
-def case_publisher(pool: asyncpg.Pool) -> Callable[[int, JobEvent], Awaitable[None]]:
-    """A Dispatcher's `on_event` hook that tells every replica's event streams of each finished case."""
+class CasePublisher:
+    """A Dispatcher's `on_event` hook that tells every replica's event streams of each finished case.
 
-    async def publish(submission_id: int, event: JobEvent) -> None:
+    Cases go out in batches: one statement carries every case told within `batch_s`, each still a notification of
+    its own. A notification needs its transaction to commit to disk, and a job tells a case per test and per
+    timing: one transaction a case made the dispatcher's store traffic grow with the cases, not the jobs. A job's
+    `done` sends what waits before the dispatcher stores its result, so that a stream, which ends at the result,
+    hears every case before it."""
+
+    def __init__(self, pool: asyncpg.Pool, batch_s: float = 0.05) -> None:
+        self._pool = pool
+        self._batch_s = batch_s
+        self._waiting: list[str] = []
+        self._sender: asyncio.Task[None] | None = None
+        # One batch at a time, so that cases go out in the order they were told.
+        self._sending = asyncio.Lock()
+
+    async def __call__(self, submission_id: int, event: JobEvent) -> None:
         case = case_progress_of(event, datetime.now(UTC))
-        if case is None:
-            return
-        payload = encode_case(submission_id, case)
-        if payload is None:
-            log.info("submission %d: case %d is too large to tell live; it is in the result", submission_id, case.index)
-            return
-        try:
-            await submission_feed.notify_case(pool, payload)
-        except STORE_ERRORS as exc:
-            # Live progress only: the job goes on, and the result holds every case.
-            log.warning("submission %d: could not tell case %d (%s)", submission_id, case.index, exc)
+        if case is not None:
+            payload = encode_case(submission_id, case)
+            if payload is None:
+                log.info("submission %d: case %d is too large to tell live; it is in the result", submission_id,
+                         case.index)  # fmt: skip
+            else:
+                self._waiting.append(payload)
+                if self._sender is None or self._sender.done():
+                    self._sender = asyncio.create_task(self._send_later(), name="case-batch")
+        if event.type == "done":
+            await self.flush()
 
-    return publish
+    async def _send_later(self) -> None:
+        await asyncio.sleep(self._batch_s)
+        await self.flush()
+
+    async def flush(self) -> None:
+        """Send every case told so far."""
+        async with self._sending:
+            batch, self._waiting = self._waiting, []
+            if not batch:
+                return
+            try:
+                await submission_feed.notify_cases(self._pool, batch)
+            except STORE_ERRORS as exc:
+                # Live progress only: the jobs go on, and their results hold every case.
+                log.warning("could not tell %d cases live (%s)", len(batch), exc)
+
+    async def close(self) -> None:
+        """Send what waits, and stop."""
+        if self._sender is not None and not self._sender.done():
+            self._sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sender
+        await self.flush()
+
+
+def case_publisher(pool: asyncpg.Pool) -> CasePublisher:
+    """The hook `arena api`'s and `arena bot`'s dispatchers tell each runner event to (see CasePublisher)."""
+    return CasePublisher(pool)
 
 
 class Watch:

@@ -364,10 +364,21 @@ def _fenced(states: str) -> str:
     return f"SELECT id, state FROM jobs WHERE id = $1 AND lease_token = $2 AND state IN ({states}) FOR UPDATE"
 
 
+# The job's submission moves with it (as `submissions.set_status` moves it), in the same statement.
+_SUBMISSION_RUNNING = """UPDATE submissions s SET status = 'running', started_at = coalesce(s.started_at, now())
+    FROM moved WHERE s.id = moved.submission_id"""
+
+
 async def set_running(conn: Conn, lease: Lease) -> bool:
-    """The runner started the job. False when this lease no longer holds it."""
+    """The runner started the job: the job and its submission move to `running`, in one statement (the runner's
+    first event, once a job; lock order as everywhere, the job's row before its submission's). False when this
+    lease no longer holds the job."""
     row = await conn.fetchrow(
-        _move_sql(_fenced("'dispatched'"), "state = 'running', started_at = coalesce(j.started_at, now())"),
+        _move_sql(
+            _fenced("'dispatched'"),
+            "state = 'running', started_at = coalesce(j.started_at, now())",
+            after=_SUBMISSION_RUNNING,
+        ),
         lease.job_id,
         lease.token,
     )

@@ -70,9 +70,10 @@ async def moved_since(conn: Conn, after_id: int, also: list[int], limit: int = 5
     return [(r["id"], r["submission_id"]) for r in rows]
 
 
-async def notify_case(conn: Conn, payload: str) -> None:
-    """Tell every listener of CASE_CHANNEL (any replica's event streams) of a finished case; nothing is stored."""
-    await conn.execute("SELECT pg_notify($1, $2)", CASE_CHANNEL, payload)
+async def notify_cases(conn: Conn, payloads: list[str]) -> None:
+    """Tell every listener of CASE_CHANNEL (any replica's event streams) of finished cases, a notification each, in
+    one statement and so one commit; nothing is stored."""
+    await conn.execute("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", CASE_CHANNEL, payloads)
 
 
 async def page_of_user(

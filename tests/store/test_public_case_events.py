@@ -29,7 +29,8 @@ from core.problems import ProblemSpec, sync_problem
 from core.results import record_result
 from core.settings import Settings
 from core.store import jobs
-from core.submission_events import FollowPace, case_progress_of, case_publisher, encode_case
+from core.store.submission_feed import CASE_CHANNEL
+from core.submission_events import CasePublisher, FollowPace, case_progress_of, case_publisher, encode_case
 from core.tokens import create_token
 from runner import api as wire
 from runner.api import CaseTiming, JobEvent
@@ -137,6 +138,40 @@ def test_events_that_report_no_case_tell_nothing_and_a_case_fits_one_notificatio
     assert profile is not None and (profile.phase, profile.message) == ("profile", "profiling n=7")
     huge = case_progress_of(JobEvent(seq=4, type="benchmark_case", index=0, count=1, timing=timing(0, "n" * 9000)))
     assert huge is not None and encode_case(1, huge) is None, "over PostgreSQL's payload limit: not told"
+
+
+async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_dsn: str, pool: asyncpg.Pool) -> None:
+    """Cases told close together wait for their batch, then go out each as its own notification, in the order told;
+    the cases waiting when a job's `done` comes are sent before the hook returns, so before its result is stored."""
+    heard: list[tuple[int, int]] = []
+    listener = await asyncpg.connect(db_dsn)
+
+    def hear(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+        told = json.loads(payload)
+        heard.append((told["s"], told["case"]["index"]))
+
+    await listener.add_listener(CASE_CHANNEL, hear)
+    try:
+        publish = CasePublisher(pool, batch_s=0.5)
+        for index in range(4):
+            test = wire.TestOutcome(index=index, name=f"n={index}", dims=[index], passed=True, message="ok")
+            await publish(7, JobEvent(seq=index + 1, type="test_case", index=index, count=5, test=test))
+        await asyncio.sleep(0.1)
+        assert heard == [], "held for the batch"
+        for _ in range(100):
+            if len(heard) == 4:
+                break
+            await asyncio.sleep(0.05)
+        assert heard == [(7, 0), (7, 1), (7, 2), (7, 3)]
+
+        test = wire.TestOutcome(index=4, name="n=4", dims=[4], passed=True, message="ok")
+        await publish(8, JobEvent(seq=1, type="test_case", index=4, count=5, test=test))
+        await publish(8, JobEvent(seq=2, type="done"))
+        await listener.execute("SELECT 1")  # a round trip, so that a notification already sent has arrived
+        assert heard[-1] == (8, 4), "the done sent the waiting case at once"
+        await publish.close()
+    finally:
+        await listener.close()
 
 
 @pytest.mark.timeout(600)
