@@ -164,7 +164,12 @@ class RunnerSettings(BaseSettings):
         "the host or pod lacks; none: start at any level, with a loud warning below full (RUNNER_REQUIRE_NAMESPACES=1 "
         "means full)",
     )
-    sandbox_uid: int = Field(61000, ge=1, description="when the daemon runs as root, slot i's jobs run as this uid + i")
+    sandbox_uid: int = Field(
+        61000,
+        ge=1,
+        description="when the daemon runs as root, slot i's jobs run as this uid + i (the next free block of 64 "
+        "where another daemon on the host holds it)",
+    )
     max_file_mb: int = Field(512, ge=1, description="largest file a job may write (RLIMIT_FSIZE)")
     max_open_files: int = Field(1024, ge=64)
     max_processes: int = Field(512, ge=16, description="tasks (processes and threads) per job, RLIMIT_NPROC")

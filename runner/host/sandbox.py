@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from runner.host.job_uids import JobUidsTakenError, claim_uid_base
 from runner.host.memory_cgroup import JobCgroups, join_self
 from runner.host.sandbox_needs import KUBERNETES_HINT, full_sandbox_shortfalls
 from runner.settings import RunnerSettings
@@ -269,7 +270,7 @@ class SandboxPolicy:
         masks += [str(path) for path in (settings.secret_file, settings.token_file) if path is not None]
         return cls(
             python=settings.python,
-            uid_base=settings.sandbox_uid if os.geteuid() == 0 else None,
+            uid_base=_job_uid_base(settings.sandbox_uid) if os.geteuid() == 0 else None,
             rlimits={
                 "core": 0,
                 "fsize": settings.max_file_mb << 20,
@@ -282,6 +283,13 @@ class SandboxPolicy:
             env=env,
             required=SandboxLevel(settings.required_sandbox()),
         )
+
+
+def _job_uid_base(configured: int) -> int:
+    try:
+        return claim_uid_base(configured)
+    except JobUidsTakenError as exc:
+        raise SandboxUnavailableError(str(exc)) from exc
 
 
 @functools.cache
