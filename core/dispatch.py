@@ -275,6 +275,8 @@ class Dispatcher:
         self._on_event = on_event
         self._on_runner_state = on_runner_state
         self._inflight: dict[int, asyncio.Task[SubmissionResult | None]] = {}
+        # The specs the claims read, by job id, until each job's task posts it (a re-run reads it again).
+        self._specs: dict[int, jobs.JobSpec] = {}
         self._listener: asyncpg.Connection | None = None
         self._probes: dict[str, asyncio.Task[None]] = {}
         self._next_probe: dict[str, float] = {}
@@ -468,6 +470,8 @@ class Dispatcher:
                         full.add(runner.name)
                         continue
                     break
+                if claim.spec is not None:
+                    self._specs[claim.lease.job_id] = claim.spec
                 self._start(claim.lease, runner, attach=False)
                 started += 1
         return started
@@ -501,7 +505,12 @@ class Dispatcher:
     def _start(self, lease: Lease, runner: JobRunner, *, attach: bool) -> None:
         task = asyncio.create_task(self._guarded(lease, runner, attach=attach), name=f"job-{lease.job_id}")
         self._inflight[lease.job_id] = task
-        task.add_done_callback(lambda _: self._inflight.pop(lease.job_id, None))
+        task.add_done_callback(lambda _: self._forget(lease.job_id))
+
+    def _forget(self, job_id: int) -> None:
+        self._inflight.pop(job_id, None)
+        # A task stopped before it posted its job leaves the claim's spec; a later claim of the job reads it anew.
+        self._specs.pop(job_id, None)
 
     async def _abandon(self) -> None:
         tasks = [*self._inflight.values(), *self._probes.values()]
@@ -632,7 +641,9 @@ class Dispatcher:
         sink = self._sink(lease, runner)
         if attach:
             return await runner.attach(job_key(lease.job_id), sink)
-        spec = await self._store("read the job", lease, lambda: jobs.job_spec(self._pool, lease.job_id))
+        spec = self._specs.pop(lease.job_id, None)
+        if spec is None:
+            spec = await self._store("read the job", lease, lambda: jobs.job_spec(self._pool, lease.job_id))
         assert spec is not None, "a claimed job always has a submission"
         request = JobRequest(
             submission_id=str(spec.submission_id),

@@ -133,10 +133,9 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
     async with pool.acquire() as conn, conn.transaction():
         # Lock order everywhere: the job row, then its submission's row.
         note = f"{result.status}: {result.error.code}" if result.error else result.status
-        if not await jobs.finish(conn, lease, state, note):
+        sub = await jobs.finish_with_submission(conn, lease, state, note)
+        if sub is None:
             return False
-        sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
-        assert sub is not None, "a job always belongs to a submission"
         outcome = _outcome(sub, result, runner)
         await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
         if result.error is not None and result.error.code in SERVICE_FAULTS:

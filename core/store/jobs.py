@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.store.pool import Conn
+from core.store.submissions import _SELECT as SUBMISSION_SELECT
+from core.store.submissions import Submission
 from runner.names import MODE_PRIORITY, MODES
 
 QUEUE_CHANNEL = "arena_jobs"
@@ -285,6 +287,23 @@ class Claim:
 
     lease: Lease | None
     full: bool
+    spec: JobSpec | None = None
+    """What the runner is to be sent for the job, read in the claim's statement (None when nothing was claimed)."""
+
+
+# The claimed job's spec, as `job_spec` reads it, joined to the claim's answer: the dispatcher posts it at once.
+_SPEC_JOINS = """LEFT JOIN submissions s ON s.id = moved.submission_id
+    LEFT JOIN problems p ON p.id = s.problem_id
+    LEFT JOIN problem_versions v ON v.problem_id = s.problem_id AND v.version = s.problem_version
+    LEFT JOIN sources src ON src.sha256 = s.source_sha256"""
+_SPEC_COLUMNS = """p.slug AS spec_slug, s.problem_version AS spec_problem_version, v.source AS spec_problem_source,
+    s.language AS spec_language, s.file_name AS spec_file_name, src.body AS spec_source, s.dtype AS spec_dtype,
+    s.mode AS spec_mode, s.profile_case AS spec_profile_case"""
+
+
+def _claimed_spec(found: dict[str, object]) -> JobSpec:
+    spec = {k.removeprefix("spec_"): found.pop(k) for k in [k for k in found if k.startswith("spec_")]}
+    return JobSpec(job_id=found["job_id"], submission_id=found["submission_id"], **spec)  # type: ignore[arg-type]
 
 
 async def claim_for_runner(
@@ -297,7 +316,8 @@ async def claim_for_runner(
     ranked: bool = True,
     capacity: int | None = None,
 ) -> Claim:
-    """`claim_next`, answering also whether a claim that found nothing found the runner full, in one statement."""
+    """`claim_next`, answering also whether a claim that found nothing found the runner full, and the claimed job's
+    spec, in one statement."""
     if capacity is not None and capacity < 0:
         raise ValueError(f"capacity {capacity} is not a number of runner slots; pass 0 or more, or None")
     reserve = capacity is not None
@@ -307,7 +327,8 @@ async def claim_for_runner(
         after=_TAKE_TURN,
         before=_ROOM,
         # One row even when nothing moved, so that the room is answered either way.
-        answer="SELECT (SELECT ok FROM room) AS room, moved.* FROM (SELECT 1) AS one LEFT JOIN moved ON true",
+        answer=f"SELECT (SELECT ok FROM room) AS room, moved.*, {_SPEC_COLUMNS} "
+        f"FROM (SELECT 1) AS one LEFT JOIN moved ON true {_SPEC_JOINS}",
     )
     args: tuple[object, ...] = (gpu_type, owner, lease_s, runner) + ((capacity,) if reserve and ranked else ())
     row = await conn.fetchrow(sql, *args)
@@ -316,7 +337,8 @@ async def claim_for_runner(
         return Claim(None, full=not row["room"])
     found = dict(row)
     found.pop("room")
-    return Claim(_lease(found), full=False)
+    spec = _claimed_spec(found)
+    return Claim(_lease(found), full=False, spec=spec)
 
 
 async def claim_job(conn: Conn, job_id: int, owner: str, lease_s: float, runner: str) -> Lease | None:
@@ -410,16 +432,33 @@ async def requeue(conn: Conn, lease: Lease, reason: str, delay_s: float, *, refu
     return row is not None
 
 
-async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> bool:
-    """Move the job to a final state. False when this lease no longer holds it: the caller must drop its result."""
+_FINISH_SETS = """state = $3, lease_owner = NULL, lease_token = NULL, lease_until = NULL, finished_at = now(),
+    last_error = $4"""
+
+
+def _check_final(state: str) -> None:
     if state not in FINAL_STATES:
         raise ValueError(f"{state!r} is not a final job state")
-    sets = """state = $3, lease_owner = NULL, lease_token = NULL, lease_until = NULL, finished_at = now(),
-        last_error = $4"""
+
+
+async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> bool:
+    """Move the job to a final state. False when this lease no longer holds it: the caller must drop its result."""
+    _check_final(state)
     row = await conn.fetchrow(
-        _move_sql(_fenced("'dispatched', 'running'"), sets, "$4"), lease.job_id, lease.token, state, reason
+        _move_sql(_fenced("'dispatched', 'running'"), _FINISH_SETS, "$4"), lease.job_id, lease.token, state, reason
     )
     return row is not None
+
+
+async def finish_with_submission(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> Submission | None:
+    """`finish`, answering the job's submission with its row locked until the transaction ends, in one statement
+    (what storing a result reads next; lock order as everywhere, the job's row before its submission's). None when
+    this lease no longer holds the job."""
+    _check_final(state)
+    answer = SUBMISSION_SELECT + " JOIN moved ON moved.submission_id = s.id FOR UPDATE OF s"
+    sql = _move_sql(_fenced("'dispatched', 'running'"), _FINISH_SETS, "$4", answer=answer)
+    row = await conn.fetchrow(sql, lease.job_id, lease.token, state, reason)
+    return Submission(**row) if row else None
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,10 @@ async def test_a_claim_that_finds_nothing_says_whether_the_runner_was_full_or_th
     taken = await jobs.claim_for_runner(pool, "h100", "api-a", LEASE_S, "box-1")
     assert taken.lease is not None and not taken.full
     assert taken.lease.runner == "box-1" and taken.lease.state == "dispatched"
+    assert taken.spec is not None and taken.spec == await jobs.job_spec(pool, taken.lease.job_id), (
+        "the claim reads what the runner is sent"
+    )
+    assert empty.spec is None
     # Another dispatcher's claim: a job is queued, but box-1's one slot is taken.
     refused = await jobs.claim_for_runner(pool, "h100", "api-b", LEASE_S, "box-1")
     assert refused.lease is None and refused.full
