@@ -53,7 +53,7 @@ def _refusal(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProces
 # maps) as `hostUsers: false` maps a range. Then the runner, as root of that namespace.
 POD_LIKE = textwrap.dedent(
     """
-    import ctypes, os, subprocess, sys
+    import ctypes, os, signal, subprocess, sys
     CLONE_NEWUSER, CLONE_NEWNS = 0x10000000, 0x00020000
     libc = ctypes.CDLL(None, use_errno=True)
     mask, argv = sys.argv[1] == "--mask", sys.argv[2:]
@@ -76,6 +76,8 @@ POD_LIKE = textwrap.dedent(
     for name in ("uid_map", "gid_map"):
         with open(f"/proc/{child}/{name}", "w") as fh:
             fh.write("0 0 65536\\n")
+    # The test stops "the runner" with SIGTERM: it is the child's to drain on (left to run on, it outlived the test).
+    signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGTERM))
     os.write(go_w, b"1")
     _, status = os.waitpid(child, 0)
     sys.exit(os.waitstatus_to_exitcode(status))
