@@ -291,7 +291,8 @@ class Claim:
     """What the runner is to be sent for the job, read in the claim's statement (None when nothing was claimed)."""
 
 
-# The claimed job's spec, as `job_spec` reads it, joined to the claim's answer: the dispatcher posts it at once.
+# A job's spec, joined to the job's row called `moved`: the claim's answer (the dispatcher posts it at once) and
+# `job_spec` (a re-run or a re-attached job) read it so.
 _SPEC_JOINS = """LEFT JOIN submissions s ON s.id = moved.submission_id
     LEFT JOIN problems p ON p.id = s.problem_id
     LEFT JOIN problem_versions v ON v.problem_id = s.problem_id AND v.version = s.problem_version
@@ -517,20 +518,13 @@ async def transitions(conn: Conn, job_id: int) -> list[Transition]:
 
 
 async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
+    """What the runner is sent for the job (the claim reads the same, `Claim.spec`); None for no such job."""
     row = await conn.fetchrow(
-        """
-        SELECT j.id AS job_id, s.id AS submission_id, p.slug, s.problem_version, v.source AS problem_source,
-               s.language, s.file_name, src.body AS source, s.dtype, s.mode, s.profile_case
-        FROM jobs j
-        JOIN submissions s ON s.id = j.submission_id
-        JOIN problems p ON p.id = s.problem_id
-        JOIN problem_versions v ON v.problem_id = s.problem_id AND v.version = s.problem_version
-        JOIN sources src ON src.sha256 = s.source_sha256
-        WHERE j.id = $1
-        """,
+        f"SELECT moved.id AS job_id, moved.submission_id, {_SPEC_COLUMNS} FROM jobs moved {_SPEC_JOINS} "
+        "WHERE moved.id = $1",
         job_id,
     )
-    return JobSpec(**row) if row else None
+    return _claimed_spec(dict(row)) if row else None
 
 
 # The place of queued job $1 in the fair order, computed as if the queue stood still (no new jobs, no backoff, no
