@@ -639,10 +639,13 @@ async def place_and_wake(conn: Conn, job_id: int, gpu_type: str) -> int:
     10 million rows on 2 cores, against 570-600 without; bench/results/store_10m.md). A process that dies between
     the two statements loses only the wake-up: dispatchers look for queued jobs every few seconds anyway."""
     value: int | None = await conn.fetchval(
-        f"""WITH {_POSITION_CTES}
+        # `p` is materialized: inlined, its two uses would each compute the place (the planner copies the scalar
+        # subquery into both), doubling the statement's work.
+        f"""WITH {_POSITION_CTES},
+        p AS MATERIALIZED (SELECT coalesce((SELECT position FROM place), 0) AS position)
         SELECT p.position,
                CASE WHEN p.position <= {WAKE_PLACES} OR (SELECT n FROM reruns) > 0 THEN pg_notify($3, $4) END
-        FROM (SELECT coalesce((SELECT position FROM place), 0) AS position) AS p""",
+        FROM p""",
         job_id,
         True,
         QUEUE_CHANNEL,

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 from store_helpers import ROOMY, add_problems, request
 
+from core.service import ArenaService, SubmitTicket
+from core.settings import Settings
 from core.store import jobs
 from core.submissions import submit
 
@@ -53,3 +57,35 @@ async def test_the_estimate_is_the_jobs_ahead_at_the_median_time_shared_by_the_j
     # A job that left the queue has no estimate.
     await pool.execute("UPDATE jobs SET state = 'failed', finished_at = now() WHERE id = $1", first.job_id)
     assert (await jobs.start_estimate(pool, first.job_id)).start_in_s is None
+
+
+async def test_a_burst_of_submissions_reads_its_gpu_types_pace_once_and_each_estimate_is_from_its_own_place(
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await add_problems(pool)
+    await _finished(pool, 5.0)
+    reads: list[str] = []
+    real_read = jobs.estimate_at
+
+    async def counted(conn: asyncpg.Pool, gpu_type: str, position: int) -> jobs.QueueEstimate:
+        reads.append(gpu_type)
+        await asyncio.sleep(0.5)  # a slow read: the other submissions find the pace unknown meanwhile
+        return await real_read(conn, gpu_type, position)
+
+    monkeypatch.setattr(jobs, "estimate_at", counted)
+    service = ArenaService(pool, Settings(rate=ROOMY), lambda: ["h100"])
+
+    async def one(i: int) -> SubmitTicket:
+        r = request(f"user{i}", mode="benchmark")
+        return await service.submit(
+            user_external_id=r.user_external_id, user_name=r.user_name, slug=r.problem_slug, file_name=r.file_name,
+            data=r.data, dtype=r.dtype, mode=r.mode, gpu=r.gpu_type, client_token=None,
+        )  # fmt: skip
+
+    tickets = await asyncio.gather(*(one(i) for i in range(8)))
+    # Eight callers found no pace known; one read it, the others waited for that read.
+    assert reads == ["h100"]
+    # Each estimate is its own place's (places read beside each other's commits may tie), at the pace read once.
+    for ticket in tickets:
+        assert 1 <= ticket.receipt.queue_position <= 8
+        assert ticket.start_in_s == pytest.approx(5.0 * ticket.receipt.queue_position, abs=0.05)
