@@ -661,6 +661,11 @@ async def queue_position(conn: Conn, job_id: int) -> int:
     return int(value or 0)
 
 
+# The jobs of a GPU type in flight (dispatched or running): those holding a lease token (jobs_check), counted from
+# the index of those alone (V022). Written `state IN ('dispatched', 'running')`, the count was read from the index
+# of every live job, queued ones too, whenever that index's statistics called it empty.
+_IN_FLIGHT = "r.lease_token IS NOT NULL AND r.gpu_type = {gpu_type}"
+
 # How many of a GPU type's latest finished jobs the start estimate takes the median of.
 ESTIMATE_WINDOW = 50
 
@@ -694,8 +699,7 @@ async def start_estimate(conn: Conn, job_id: int) -> QueueEstimate:
         )
         SELECT
             coalesce((SELECT position FROM place), 0) AS position,
-            (SELECT count(*) FROM jobs r, me WHERE r.state IN ('dispatched', 'running') AND r.gpu_type = me.gpu_type)
-                AS in_flight,
+            (SELECT count(*) FROM jobs r, me WHERE {_IN_FLIGHT.format(gpu_type="me.gpu_type")}) AS in_flight,
             (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM recent) AS median_job_s
         """,
         job_id,
@@ -709,9 +713,8 @@ async def estimate_at(conn: Conn, gpu_type: str, position: int) -> QueueEstimate
     """The start estimate of a job whose place is known (a new submission's receipt has it): what the latest jobs
     of `gpu_type` took, and how many run now."""
     row = await conn.fetchrow(
-        """
-        SELECT (SELECT count(*) FROM jobs r WHERE r.state IN ('dispatched', 'running') AND r.gpu_type = $1)
-                   AS in_flight,
+        f"""
+        SELECT (SELECT count(*) FROM jobs r WHERE {_IN_FLIGHT.format(gpu_type="$1")}) AS in_flight,
                (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM (
                     SELECT extract(epoch FROM j.finished_at - j.started_at)::float8 AS seconds
                     FROM jobs j
