@@ -26,6 +26,17 @@ async def _finished(pool: asyncpg.Pool, seconds: float) -> None:
     )
 
 
+async def _running(pool: asyncpg.Pool, n: int) -> None:
+    """`n` jobs of `h100` running (dispatched and started under a lease)."""
+    for _ in range(n):
+        running = await submit(pool, request("carol"), ROOMY)
+        await pool.execute(
+            "UPDATE jobs SET state = 'running', lease_owner = 'x', lease_token = gen_random_uuid(), "
+            "lease_until = now() + interval '1 minute', started_at = now() WHERE id = $1",
+            running.job_id,
+        )
+
+
 async def test_no_estimate_before_any_job_of_the_gpu_type_finished(pool: asyncpg.Pool) -> None:
     await add_problems(pool)
     receipt = await submit(pool, request("alice"), ROOMY)
@@ -46,13 +57,7 @@ async def test_the_estimate_is_the_jobs_ahead_at_the_median_time_shared_by_the_j
     assert estimate.median_job_s == pytest.approx(6.0, abs=0.01)
     assert estimate.start_in_s == pytest.approx(12.0, abs=0.05)
     # Two jobs running on the type: two slots share the work ahead.
-    for _ in range(2):
-        running = await submit(pool, request("carol"), ROOMY)
-        await pool.execute(
-            "UPDATE jobs SET state = 'running', lease_owner = 'x', lease_token = gen_random_uuid(), "
-            "lease_until = now() + interval '1 minute', started_at = now() WHERE id = $1",
-            running.job_id,
-        )
+    await _running(pool, 2)
     estimate = await jobs.start_estimate(pool, second.job_id)
     assert estimate.in_flight == 2 and estimate.start_in_s == pytest.approx(6.0, abs=0.05)
     # A job that left the queue has no estimate.
@@ -110,13 +115,7 @@ async def test_the_jobs_in_flight_are_counted_from_their_own_index_while_statist
     await pool.execute("VACUUM ANALYZE jobs")
     for i in range(100):
         await submit(pool, request(f"queued{i}", mode="benchmark"), ROOMY)
-    for _ in range(2):
-        running = await submit(pool, request("carol"), ROOMY)
-        await pool.execute(
-            "UPDATE jobs SET state = 'running', lease_owner = 'x', lease_token = gen_random_uuid(), "
-            "lease_until = now() + interval '1 minute', started_at = now() WHERE id = $1",
-            running.job_id,
-        )
+    await _running(pool, 2)
     assert (await jobs.estimate_at(pool, "h100", 1)).in_flight == 2
     count = f"SELECT count(*) FROM jobs r WHERE {jobs._IN_FLIGHT.format(gpu_type='$1')}"
     async with pool.acquire() as conn:
