@@ -147,12 +147,18 @@ class CasePublisher:
                 # Live progress only: the jobs go on, and their results hold every case.
                 log.warning("could not tell %d cases live (%s)", len(batch), exc)
 
-    async def close(self) -> None:
-        """Send what waits, and stop."""
-        if self._sender is not None and not self._sender.done():
-            self._sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sender
+    async def close(self, wait_s: float = 1.0) -> None:
+        """Send what waits, and stop. The batch on its way gets `wait_s` to go out: cancelled, it would be lost, and
+        a store that does not answer must not hold up a shutdown for long (the cases are live progress only: every
+        result holds its own)."""
+        sender = self._sender
+        if sender is not None and not sender.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(sender), wait_s)
+            except TimeoutError:
+                sender.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await sender
         await self.flush()
 
 

@@ -174,6 +174,33 @@ async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_d
         await listener.close()
 
 
+async def test_a_batch_on_its_way_when_the_publisher_closes_still_goes_out(db_dsn: str) -> None:
+    """Closing (at a shutdown) waits for the batch already taken from the queue, rather than cancel it with its
+    cases; here that batch waits for the pool's one connection, held meanwhile."""
+    heard: list[tuple[int, int]] = []
+    listener = await asyncpg.connect(db_dsn)
+
+    def hear(_conn: object, _pid: int, _channel: str, payload: str) -> None:
+        told = json.loads(payload)
+        heard.append((told["s"], told["case"]["index"]))
+
+    await listener.add_listener(CASE_CHANNEL, hear)
+    try:
+        async with asyncpg.create_pool(db_dsn, min_size=1, max_size=1) as one:
+            publish = CasePublisher(one, batch_s=0.01)
+            async with one.acquire():
+                test = wire.TestOutcome(index=0, name="n=0", dims=[0], passed=True, message="ok")
+                await publish(9, JobEvent(seq=1, type="test_case", index=0, count=1, test=test))
+                await asyncio.sleep(0.2)  # the batch left the queue and waits for a connection
+                closing = asyncio.create_task(publish.close())
+                await asyncio.sleep(0.2)
+            await closing
+        await listener.execute("SELECT 1")  # a round trip, so that a notification already sent has arrived
+        assert heard == [(9, 0)]
+    finally:
+        await listener.close()
+
+
 @pytest.mark.timeout(600)
 async def test_a_real_run_streams_its_cases_live_through_arena_api(
     pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
