@@ -66,6 +66,7 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import machine_busy_s, processes, tree_cpu_s  # noqa: E402
 from core import fleet  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.settings import RateLimitSettings, StoreSettings  # noqa: E402
@@ -373,46 +374,13 @@ async def wait_live(pool: asyncpg.Pool, count: int, procs: list[Proc], timeout_s
 # -- where the CPU goes ----------------------------------------------------------------------------------------
 
 
-def _processes() -> dict[int, tuple[int, float]]:
-    """{pid: (parent pid, CPU seconds: user and system, its own and its reaped children's)} from /proc."""
-    tick = os.sysconf("SC_CLK_TCK")
-    table = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            raw = (entry / "stat").read_text()
-        except OSError:
-            continue  # it ended meanwhile
-        fields = raw[raw.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
-        table[int(entry.name)] = (int(fields[1]), sum(int(f) for f in fields[11:15]) / tick)
-    return table
-
-
-def _machine_busy_s() -> float:
-    """CPU seconds the whole machine spent busy (all but idle and iowait) since boot."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def cpu_sample(parts: dict[str, list[int]]) -> dict[str, float]:
     """CPU seconds used so far by each part (its root processes and their descendants), by this process alone, and
     by the whole machine."""
-    table = _processes()
-    children: dict[int, list[int]] = {}
-    for pid, (parent, _) in table.items():
-        children.setdefault(parent, []).append(pid)
-    sample = {}
-    for name, roots in parts.items():
-        seen, stack = set(), [r for r in roots if r in table]
-        while stack:
-            pid = stack.pop()
-            if pid not in seen:
-                seen.add(pid)
-                stack += children.get(pid, [])
-        sample[name] = sum(table[pid][1] for pid in seen)
+    table = processes()
+    sample = {name: tree_cpu_s(roots, table) for name, roots in parts.items()}
     sample["this bench process"] = table[os.getpid()][1]
-    sample["machine"] = _machine_busy_s()
+    sample["machine"] = machine_busy_s()
     return sample
 
 

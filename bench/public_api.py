@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.commands.problems import find_problem  # noqa: E402
+from bench.cpu import tree_cpu_s  # noqa: E402
 from core import fleet  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.results import record_result  # noqa: E402
@@ -252,15 +253,6 @@ def cpu_seconds(proc: psutil.Process) -> float:
     return 0.0
 
 
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds of a process and its children (PostgreSQL's backends)."""
-    try:
-        root = psutil.Process(pid)
-        return cpu_seconds(root) + sum(cpu_seconds(child) for child in root.children(recursive=True))
-    except psutil.Error:
-        return 0.0
-
-
 def peak_rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -314,7 +306,7 @@ async def measure(cfg: Config, pool: asyncpg.Pool, url: str, api_pid: int, pg_pi
         me = psutil.Process()
         rss_start = api.memory_info().rss / 2**20
         cpu_api0, cpu_me0 = cpu_seconds(api), cpu_seconds(me)
-        cpu_pg0 = tree_cpu_seconds(pg_pid) if pg_pid else 0.0
+        cpu_pg0 = tree_cpu_s([pg_pid]) if pg_pid else 0.0
         load_before = uptime()
         loop = asyncio.get_running_loop()
         total = int(cfg.rate * cfg.window)
@@ -346,7 +338,7 @@ async def measure(cfg: Config, pool: asyncpg.Pool, url: str, api_pid: int, pg_pi
         window_s = loop.time() - start
         cpu_api = cpu_seconds(api) - cpu_api0
         cpu_me = cpu_seconds(me) - cpu_me0
-        cpu_pg = (tree_cpu_seconds(pg_pid) - cpu_pg0) if pg_pid else None
+        cpu_pg = (tree_cpu_s([pg_pid]) - cpu_pg0) if pg_pid else None
         rss_end = api.memory_info().rss / 2**20
         load_after = uptime()
         # The streams read their last events (the results recorded at the end of the window) before they are stopped.

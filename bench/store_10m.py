@@ -61,6 +61,7 @@ from aiohttp.test_utils import TestServer
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.cpu import parent_of, tree_cpu_s  # noqa: E402
 from core.browse import leaderboard_page  # noqa: E402
 from core.contests import ContestDraft, GpuCatalog, create_contest, freeze_if_due  # noqa: E402
 from core.errors import MigrationError  # noqa: E402
@@ -722,21 +723,9 @@ async def measure_submits(
 
 def server_cpu_s(backend_pid: int) -> float:
     """CPU seconds used so far by every process of the PostgreSQL server that `backend_pid` belongs to (its
-    postmaster's children, the backends and the WAL writer among them), from /proc; 0 where /proc is missing."""
-    try:
-        postmaster = int(Path(f"/proc/{backend_pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        ticks = os.sysconf("SC_CLK_TCK")
-        total = 0.0
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                fields = stat.read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue  # the process ended meanwhile
-            if int(fields[1]) == postmaster or int(stat.parent.name) == postmaster:
-                total += (int(fields[11]) + int(fields[12])) / ticks
-        return total
-    except (OSError, ValueError):
-        return 0.0
+    postmaster and the postmaster's children, the backends and the WAL writer among them); 0 without /proc."""
+    postmaster = parent_of(backend_pid)
+    return tree_cpu_s([postmaster]) if postmaster is not None else 0.0
 
 
 async def remove_bench_submissions(pool: asyncpg.Pool, loaded: int) -> None:

@@ -7,6 +7,7 @@ after the end gets none, and events that report no case (accepted, compiling, do
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -140,9 +141,9 @@ def test_events_that_report_no_case_tell_nothing_and_a_case_fits_one_notificatio
     assert huge is not None and encode_case(1, huge) is None, "over PostgreSQL's payload limit: not told"
 
 
-async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_dsn: str, pool: asyncpg.Pool) -> None:
-    """Cases told close together wait for their batch, then go out each as its own notification, in the order told;
-    the cases waiting when a job's `done` comes are sent before the hook returns, so before its result is stored."""
+@contextlib.asynccontextmanager
+async def _heard_cases(db_dsn: str) -> AsyncIterator[tuple[asyncpg.Connection, list[tuple[int, int]]]]:
+    """A connection listening on the case channel, and the (submission, case index) of every case it hears."""
     heard: list[tuple[int, int]] = []
     listener = await asyncpg.connect(db_dsn)
 
@@ -152,6 +153,15 @@ async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_d
 
     await listener.add_listener(CASE_CHANNEL, hear)
     try:
+        yield listener, heard
+    finally:
+        await listener.close()
+
+
+async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_dsn: str, pool: asyncpg.Pool) -> None:
+    """Cases told close together wait for their batch, then go out each as its own notification, in the order told;
+    the cases waiting when a job's `done` comes are sent before the hook returns, so before its result is stored."""
+    async with _heard_cases(db_dsn) as (listener, heard):
         publish = CasePublisher(pool, batch_s=0.5)
         for index in range(4):
             test = wire.TestOutcome(index=index, name=f"n={index}", dims=[index], passed=True, message="ok")
@@ -170,22 +180,12 @@ async def test_cases_go_out_in_batches_in_order_and_a_done_sends_what_waits(db_d
         await listener.execute("SELECT 1")  # a round trip, so that a notification already sent has arrived
         assert heard[-1] == (8, 4), "the done sent the waiting case at once"
         await publish.close()
-    finally:
-        await listener.close()
 
 
 async def test_a_batch_on_its_way_when_the_publisher_closes_still_goes_out(db_dsn: str) -> None:
     """Closing (at a shutdown) waits for the batch already taken from the queue, rather than cancel it with its
     cases; here that batch waits for the pool's one connection, held meanwhile."""
-    heard: list[tuple[int, int]] = []
-    listener = await asyncpg.connect(db_dsn)
-
-    def hear(_conn: object, _pid: int, _channel: str, payload: str) -> None:
-        told = json.loads(payload)
-        heard.append((told["s"], told["case"]["index"]))
-
-    await listener.add_listener(CASE_CHANNEL, hear)
-    try:
+    async with _heard_cases(db_dsn) as (listener, heard):
         async with asyncpg.create_pool(db_dsn, min_size=1, max_size=1) as one:
             publish = CasePublisher(one, batch_s=0.01)
             async with one.acquire():
@@ -197,8 +197,6 @@ async def test_a_batch_on_its_way_when_the_publisher_closes_still_goes_out(db_ds
             await closing
         await listener.execute("SELECT 1")  # a round trip, so that a notification already sent has arrived
         assert heard == [(9, 0)]
-    finally:
-        await listener.close()
 
 
 @pytest.mark.timeout(600)
