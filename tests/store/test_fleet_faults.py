@@ -163,9 +163,11 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
     await start_fleet(pool, fleet, ["ra", "rb"])
     fleet.api("api-2", port=free_port()).start()
     await fleet.wait_api()
-    # The dispatcher that followed a job hears first that its runner's slot is free, and often claims the next
-    # job before the other replica looks: on a loaded machine one replica may take a whole batch. More batches go
-    # in until both have dispatched (at most five), and every job of every batch must still have ended once.
+    # The dispatcher that followed a job hears first that its runner's slot is free and claims the next job at
+    # once, while the other replica's view, read every ARENA_FLEET_REFRESH_S while the runners were busy, shows
+    # them full: so within a batch one replica may take every job. Each batch starts once both views have seen the
+    # runners idle (a pause of a few refreshes), so that its first jobs are raced for by both replicas. More
+    # batches go in until both have dispatched (at most five), and every job of every batch must have ended once.
     receipts: list[SubmitReceipt] = []
     owners: set[str] = set()
     for batch in range(5):
@@ -184,6 +186,7 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
         }
         if owners == {"api-1", "api-2"}:
             break
+        await asyncio.sleep(1.0)  # ARENA_FLEET_REFRESH_S is 0.3 s in these tests
     ended = await assert_ended_once(pool, receipts)
     assert {job.attempts for job in ended.values()} == {1}
     assert owners == {"api-1", "api-2"}, (owners, len(receipts))
