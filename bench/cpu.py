@@ -46,12 +46,6 @@ def tree_cpu_s(roots: Iterable[int], table: dict[int, tuple[int, float]] | None 
     return sum(table[pid][1] for pid in seen)
 
 
-def parent_of(pid: int) -> int | None:
-    """The parent of `pid` (a PostgreSQL backend's is its server's postmaster); None once it ended."""
-    found = processes().get(pid)
-    return found[0] if found else None
-
-
 def machine_busy_s() -> float:
     """CPU seconds the whole machine spent busy (all but idle and iowait) since boot."""
     values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]

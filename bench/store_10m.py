@@ -62,7 +62,7 @@ from aiohttp.test_utils import TestServer
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.cpu import parent_of, tree_cpu_s  # noqa: E402
+from bench.cpu import processes, tree_cpu_s  # noqa: E402
 from core.browse import leaderboard_page  # noqa: E402
 from core.contests import ContestDraft, GpuCatalog, create_contest, freeze_if_due  # noqa: E402
 from core.errors import MigrationError  # noqa: E402
@@ -725,8 +725,9 @@ async def measure_submits(
 def server_cpu_s(backend_pid: int) -> float:
     """CPU seconds used so far by every process of the PostgreSQL server that `backend_pid` belongs to (its
     postmaster and the postmaster's children, the backends and the WAL writer among them); 0 without /proc."""
-    postmaster = parent_of(backend_pid)
-    return tree_cpu_s([postmaster]) if postmaster is not None else 0.0
+    table = processes()
+    found = table.get(backend_pid)
+    return tree_cpu_s([found[0]], table) if found is not None else 0.0
 
 
 async def remove_bench_submissions(pool: asyncpg.Pool, loaded: int) -> None:
@@ -795,7 +796,7 @@ def machine() -> str:
 # submissions (with its cleanup) read about 20 pages a submission from the OS's cache and wrote about 6 dirty ones
 # out to make room. PostgreSQL 18's io_method `worker` hands each such read to an I/O worker process and waits for
 # it; PostgreSQL 17, which the deployments run, reads in the backend itself, as `sync` does. With both defaults the
-# service path took 590-670 submissions a second here, with `sync` 720-800, with `sync` and 1GB 690-860.
+# service path took 490-670 submissions a second here, with `sync` 720-800, with `sync` and 1GB 690-860.
 SERVER_SETTINGS = {"shared_buffers": "1GB", "io_method": "sync"}
 
 
