@@ -209,6 +209,11 @@ def register(app: web.Application, pool: asyncpg.Pool, settings: ApiSettings) ->
     app[POOL_TYPES] = pool_types
     app[SERVICE] = ArenaService(pool, settings.arena, pool_types)
     app.router.add_post("/v1/submissions", post_submission)
+    app.on_shutdown.append(_finish_submissions)
+
+
+async def _finish_submissions(app: web.Application) -> None:
+    await app[SERVICE].aclose()
 
 
 def openapi_paths() -> dict[str, Any]:

@@ -719,6 +719,11 @@ async def measure_submits(
         f"  CPU a submission: {own_cpu / submits * 1000:.2f} ms in this process (the callers, asyncpg, the core), "
         f"{server_cpu / submits * 1000:.2f} ms in PostgreSQL's processes; {os.cpu_count()} cores",
     )
+    if service:
+        sizes = front.submitter.sizes
+        batches = sum(sizes.values())
+        mean = submits / max(batches, 1)
+        note(out, f"  stored in {batches:,} batches of {mean:.1f} requests on average, at most {max(sizes)}")
     return rate
 
 

@@ -115,6 +115,8 @@ class ArenaBot(commands.Bot):
         if view is not None:
             self._fleet_task = asyncio.create_task(view.run(), name="fleet-view")
         self.service = ArenaService(self.pool, settings.arena, gpu_types, settings.default_gpu)
+        # Closed before the pool (the stack unwinds in reverse): a batch of submissions being stored finishes first.
+        self._resources.push_async_callback(self.service.aclose)
         self.tracker = SubmissionTracker(self.service, self.hub, settings, self.announce)
         self.freezer = ContestFreezer(
             self.pool,

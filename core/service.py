@@ -24,7 +24,8 @@ from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.leaderboard import BoardRow
-from core.submissions import SubmitReceipt, SubmitRequest, get_submission, submit
+from core.submissions import SubmitReceipt, SubmitRequest, get_submission
+from core.submit_batch import SubmitBatcher
 from core.uploads import ALLOWED_SUFFIXES, language_of, sizes_that_differ
 from runner.api import MAX_SOURCE_BYTES, SubmissionResult
 
@@ -133,9 +134,14 @@ class ArenaService:
         self._default_gpu = default_gpu
         self._paces: dict[str, tuple[float, jobs.QueueEstimate]] = {}
         self._pace_reads: dict[str, asyncio.Future[jobs.QueueEstimate]] = {}
+        self.submitter = SubmitBatcher(pool, settings.rate)
 
     def gpu_types(self) -> list[str]:
         return sorted(self._gpu_types())
+
+    async def aclose(self) -> None:
+        """Finish storing the submissions taken (before the pool closes)."""
+        await self.submitter.close()
 
     def default_gpu(self) -> str | None:
         """The GPU type used when a command names none: the configured default, else the only one there is."""
@@ -187,7 +193,7 @@ class ArenaService:
             client_token,
             profile_case,
         )
-        receipt = await submit(self.pool, request, self.settings.rate)
+        receipt = await self.submitter.submit(request)
         ranked = mode == "ranked"
         before = await self._rank_before(receipt, gpu_type, dtype) if ranked else None
         source = data.decode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -14,6 +15,7 @@ from core.errors import (
     SubmissionNotFoundError,
     UnknownProblemError,
     UnsupportedDtypeError,
+    UserFacingError,
 )
 from core.problems import check_open, check_slug, shown, unknown_problem
 from core.ratelimit import refusal
@@ -114,14 +116,84 @@ def _bucket(mode: str, intake: submissions.Intake, limits: RateLimitSettings) ->
     return mode, limits.for_mode(mode)
 
 
-async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: RateLimitSettings) -> SubmitReceipt:
-    user, token = request.user_external_id, request.client_token
-    # A former slug (`matmul`) names the renamed problem; a store not yet synced still has it under the old one.
-    renamed = canonical_slug(request.problem_slug)
-    target = (request.gpu_type, request.dtype)
-    intake = await submissions.intake(conn, user, renamed, token, *target)
-    if intake.problem is None and renamed != request.problem_slug:
-        intake = await submissions.intake(conn, user, request.problem_slug, token, *target)
+@dataclass(frozen=True)
+class _Checked:
+    """A request past the checks, ready to store (index: its place in the batch)."""
+
+    index: int
+    request: SubmitRequest
+    row: submissions.NewRow
+    data_type: str
+    problem: ProblemVersion
+    in_contest: bool
+
+
+# What taking one request of a batch ended in: its receipt, or the error its caller gets (a UserFacingError that says
+# what to fix, or an internal failure of its own statement).
+Outcome = SubmitReceipt | Exception
+
+
+async def persist_many(
+    conn: Conn, items: Sequence[tuple[SubmitRequest, Upload]], limits: RateLimitSettings
+) -> list[Outcome]:
+    """Check and store each validated request; the outcomes are in the requests' order.
+
+    The checks of all the requests are one statement; their submissions are stored by one statement a round, each
+    round one request of each user (a user's requests take tokens of one bucket in turn), all of a round or none;
+    then each new job's place is read (`jobs.place_and_wake`). A request that fails the checks fails alone, and so
+    does one whose row the store refuses: that round is stored again a request at a time. An error of the
+    connection itself is raised, for every request of the batch."""
+    outcomes: list[Outcome | None] = [None] * len(items)
+    intakes = await _intakes(conn, [request for request, _ in items])
+    ready: list[_Checked] = []
+    for index, ((request, upload), intake) in enumerate(zip(items, intakes, strict=True)):
+        try:
+            checked = await _checked(conn, index, request, upload, intake, limits)
+        except UserFacingError as error:
+            outcomes[index] = error
+            continue
+        if isinstance(checked, SubmitReceipt):
+            outcomes[index] = checked
+        else:
+            ready.append(checked)
+    while ready:
+        round_, ready = _one_a_user(ready)
+        for checked, outcome in zip(round_, await _stored(conn, round_, limits), strict=True):
+            outcomes[checked.index] = outcome
+    assert all(outcome is not None for outcome in outcomes)
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+async def _intakes(conn: Conn, requests: Sequence[SubmitRequest]) -> list[submissions.Intake]:
+    """Each request's intake; a former slug (`matmul`) names the renamed problem, and a store not yet synced still
+    has it under the old one, so a renamed slug not found is read again as sent."""
+    intakes = await submissions.intake_many(conn, [_intake_key(r, canonical_slug(r.problem_slug)) for r in requests])
+    again = [
+        i
+        for i, (r, intake) in enumerate(zip(requests, intakes, strict=True))
+        if intake.problem is None and canonical_slug(r.problem_slug) != r.problem_slug
+    ]
+    if again:
+        found = await submissions.intake_many(conn, [_intake_key(requests[i], requests[i].problem_slug) for i in again])
+        for i, intake in zip(again, found, strict=True):
+            intakes[i] = intake
+    return intakes
+
+
+def _intake_key(request: SubmitRequest, slug: str) -> submissions.IntakeKey:
+    return submissions.IntakeKey(request.user_external_id, slug, request.client_token, request.gpu_type, request.dtype)
+
+
+async def _checked(
+    conn: Conn,
+    index: int,
+    request: SubmitRequest,
+    upload: Upload,
+    intake: submissions.Intake,
+    limits: RateLimitSettings,
+) -> _Checked | SubmitReceipt:
+    """The request ready to store, or the receipt of the earlier submission with its token; raises the
+    UserFacingError that refuses it."""
     if intake.hidden:
         # As if it did not exist, with no "did you mean" that would name it: a contest reveals it at its start.
         raise UnknownProblemError(f"There is no problem called `{shown(request.problem_slug)}`.")
@@ -150,27 +222,75 @@ async def _persist(conn: Conn, request: SubmitRequest, upload: Upload, limits: R
         profile_case=request.profile_case,
     )
     bucket, limit = _bucket(request.mode, intake, limits)
-    created = await submissions.create(conn, new, upload.source, limit.burst, limit.per_hour, bucket)
-    if not created.allowed:
-        raise await refusal(conn, user_id, request.mode, limits, bucket=bucket, limit=limit)
-    if created.submission_id is None or created.job_id is None:
-        # A retry with the same token committed between our intake and our insert: hand back its submission,
-        # and return the rate-limit token this attempt took.
-        await ratelimits.refund(conn, user_id, bucket, limit.burst)
-        return await _read_duplicate(conn, user_id, request, data_type, problem, intake.in_contest)
-    place = await jobs.place_and_wake(conn, created.job_id, request.gpu_type)
+    row = submissions.NewRow(new, upload.source, bucket, limit.burst, limit.per_hour)
+    return _Checked(index, request, row, data_type, problem, intake.in_contest)
+
+
+def _one_a_user(ready: list[_Checked]) -> tuple[list[_Checked], list[_Checked]]:
+    """The first request of each user, and the rest (in order), for a later round."""
+    seen: set[int] = set()
+    first, rest = [], []
+    for checked in ready:
+        user_id = checked.row.submission.user_id
+        (rest if user_id in seen else first).append(checked)
+        seen.add(user_id)
+    return first, rest
+
+
+async def _stored(conn: Conn, round_: list[_Checked], limits: RateLimitSettings) -> list[Outcome]:
+    try:
+        created = await submissions.create_many(conn, [checked.row for checked in round_])
+    except asyncpg.PostgresError:
+        if len(round_) == 1:
+            raise
+        # The statement stored none of them; one row the store refused must not fail the others.
+        log.warning("a round of %d submissions failed together; storing each alone", len(round_), exc_info=True)
+        return [outcome for checked in round_ for outcome in await _stored_alone(conn, checked, limits)]
+    new = [(checked, made) for checked, made in zip(round_, created, strict=True) if made.job_id is not None]
+    places = await jobs.places_and_wake(conn, [(made.job_id, c.request.gpu_type) for c, made in new if made.job_id])
+    receipts = {c.index: _receipt(c, made, place) for (c, made), place in zip(new, places, strict=True)}
+    return [
+        receipts.get(checked.index) or await _not_stored(conn, checked, made, limits)
+        for checked, made in zip(round_, created, strict=True)
+    ]
+
+
+async def _stored_alone(conn: Conn, checked: _Checked, limits: RateLimitSettings) -> list[Outcome]:
+    try:
+        return await _stored(conn, [checked], limits)
+    except asyncpg.PostgresError as error:
+        return [error]
+
+
+def _receipt(checked: _Checked, created: submissions.Created, place: int) -> SubmitReceipt:
+    assert created.submission_id is not None and created.job_id is not None
     # Place 0: a dispatcher took the job between the two statements; it is the next to run, not a repeat (0).
     return SubmitReceipt(
         created.submission_id,
         created.job_id,
-        user_id,
+        checked.row.submission.user_id,
         max(place, 1),
         False,
-        data_type,
-        problem.problem_id,
-        problem.version,
-        intake.in_contest,
+        checked.data_type,
+        checked.problem.problem_id,
+        checked.problem.version,
+        checked.in_contest,
     )
+
+
+async def _not_stored(
+    conn: Conn, checked: _Checked, created: submissions.Created, limits: RateLimitSettings
+) -> Outcome:
+    """The outcome of a request its round did not store: refused by its rate limit, or a repeat of its token."""
+    request, row = checked.request, checked.row
+    user_id = row.submission.user_id
+    if not created.allowed:
+        limit = RateLimit(burst=row.burst, per_hour=row.per_hour)
+        return await refusal(conn, user_id, request.mode, limits, bucket=row.bucket, limit=limit)
+    # A retry with the same token committed between our intake and our insert: hand back its submission, and return
+    # the rate-limit token this attempt took.
+    await ratelimits.refund(conn, user_id, row.bucket, row.burst)
+    return await _read_duplicate(conn, user_id, request, checked.data_type, checked.problem, checked.in_contest)
 
 
 async def _duplicate(
@@ -198,8 +318,8 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     The checks (problem open, dtype, ban, an earlier submission with this token) read the store first; then
     one statement, and so one transaction, takes a rate-limit token and writes the source, the submission and
     its queued job: all of them or none; a third reads the job's place and wakes the dispatchers. Three round
-    trips, each of bounded cost however long the queue, which is what lets a small server take a thousand
-    submissions a second.
+    trips, each of bounded cost however long the queue. `core.submit_batch` takes concurrent requests through the
+    same statements together.
 
     Raises a UserFacingError (bad file, unknown or disabled problem, dtype, ban, rate limit) and stores nothing.
     The receipt's queue position is the job's place in the fair order on its GPU type, 1 for the next to run,
@@ -207,20 +327,27 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     """
     upload = validate_options(request)
     async with pool.acquire() as conn:
-        receipt = await _persist(conn, request, upload, limits)
+        [outcome] = await persist_many(conn, [(request, upload)], limits)
+    return receipt_or_raise(request, outcome)
+
+
+def receipt_or_raise(request: SubmitRequest, outcome: Outcome) -> SubmitReceipt:
+    """The request's receipt, logged; or its error, raised."""
+    if isinstance(outcome, Exception):
+        raise outcome
     log.info(
         "submission %d (job %d) by user %d: %s %s %s on %s, queue position %d%s",
-        receipt.submission_id,
-        receipt.job_id,
-        receipt.user_id,
+        outcome.submission_id,
+        outcome.job_id,
+        outcome.user_id,
         request.problem_slug,
         request.dtype,
         request.mode,
         request.gpu_type,
-        receipt.queue_position,
-        " (duplicate token)" if receipt.duplicate else "",
+        outcome.queue_position,
+        " (duplicate token)" if outcome.duplicate else "",
     )
-    return receipt
+    return outcome
 
 
 async def _read_duplicate(

@@ -527,7 +527,7 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
     return _claimed_spec(dict(row)) if row else None
 
 
-# The place of queued job $1 in the fair order, computed as if the queue stood still (no new jobs, no backoff, no
+# The place of queued job `job` in the fair order, computed as if the queue stood still (no new jobs, no backoff, no
 # contest reserve): the re-runs ahead of it (all of them, for a job that is not one), then every queued job of a
 # mode served before its own (MODE_PRIORITY), then round robin within its mode in the claim's user order
 # (`queue_waiters_next`: last turn, never served first, then how long they have waited). Its user's k-th job of the
@@ -538,7 +538,7 @@ async def job_spec(conn: Conn, job_id: int) -> JobSpec | None:
 # re-runs), not the queued jobs, and at most PLACE_CAP of them per part, so that a burst of thousands of
 # submissions, each told its place, costs each submission a bounded read: a place of PLACE_CAP or more is given as
 # PLACE_CAP ("200+"). For the usual first job of a user in its mode (k = 1), the users ahead are one range of
-# that index. The queued jobs are read only for a user with several of the mode queued (their k), unless $2 says
+# that index. The queued jobs are read only for a user with several of the mode queued (their k), unless `newest` says
 # the job is its user's newest (a submission's own receipt), and for a re-run's place among the re-runs.
 # 200: past that a place is a long wait on most pools, and the read grows with the cap (a burst of 10,000
 # submissions at 10 million rows went at 638 a second with 1,000, at 775 with 200: bench/store_10m.md).
@@ -551,7 +551,7 @@ _POSITION_CTES = f"""
 job AS MATERIALIZED (
     -- By its key alone: with the state beside it, the planner may read the small partial index of live jobs,
     -- every entry of it, since its statistics see hardly any job queued.
-    SELECT id, gpu_type, user_id, mode, requeued, state FROM jobs WHERE id = $1
+    SELECT id, gpu_type, user_id, mode, requeued, state FROM jobs WHERE id = {{job}}
 ),
 me AS MATERIALIZED (
     SELECT j.id, j.gpu_type, j.user_id, j.mode, j.requeued, {_mode_rank("j.mode")} AS mode_rank, w.turn,
@@ -562,7 +562,7 @@ me AS MATERIALIZED (
 mine AS (
     -- The job is its user's k-th of the mode. The order is that of jobs_fair_queue, the partial index meant: the
     -- planner would otherwise read the partial index of live jobs whole (see `job`).
-    SELECT CASE WHEN me.own <= 1 OR $2::boolean THEN greatest(me.own, 1) ELSE (
+    SELECT CASE WHEN me.own <= 1 OR {{newest}}::boolean THEN greatest(me.own, 1) ELSE (
         SELECT count(*) FROM (
             SELECT 1 FROM jobs q
             WHERE q.state = 'queued' AND q.gpu_type = me.gpu_type AND q.mode = me.mode AND q.user_id = me.user_id
@@ -620,44 +620,51 @@ place AS (
 )"""
 
 
-# A new job this near the head of its queue wakes the dispatchers (`place_and_wake`).
+def _position_ctes(job: str = "$1", newest: str = "$2") -> str:
+    """The CTEs of `_POSITION_CTES` for the job `job` names (a parameter or a column), `newest` a boolean."""
+    return _POSITION_CTES.format(job=job, newest=newest)
+
+
+# A new job this near the head of its queue wakes the dispatchers (`places_and_wake`).
 WAKE_PLACES = 16
 
+# Each new job's place, in a subquery of its own (OFFSET 0 keeps the planner from merging it into the outer query,
+# which would copy the place's subquery into each of its uses and compute it twice).
+_PLACES = f"""
+SELECT p.position, CASE WHEN p.position <= {WAKE_PLACES} OR p.reruns > 0 THEN pg_notify($3, n.gpu_type) END
+FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS n(job_id, gpu_type, i)
+CROSS JOIN LATERAL (
+    WITH {_position_ctes(job="n.job_id", newest="true")}
+    SELECT coalesce((SELECT position FROM place), 0) AS position, (SELECT n FROM reruns) AS reruns OFFSET 0
+) AS p
+ORDER BY n.i
+"""
 
-async def place_and_wake(conn: Conn, job_id: int, gpu_type: str) -> int:
-    """The new job's place (as `queue_position`), and the dispatchers' wake-up when one may be idle, in one
-    statement, sent after the submission's own statement committed.
+
+async def places_and_wake(conn: Conn, new_jobs: Sequence[tuple[int, str]]) -> list[int]:
+    """The places of new jobs, each given as (job id, GPU type), in that order (as `queue_position`), and the
+    dispatchers' wake-up when one may be idle, in one statement, sent after the submissions' own statement
+    committed.
 
     The wake-up goes out only for a job near the head of its queue (place WAKE_PLACES or less; 0: already taken),
     or one behind re-runs, which may be waiting out a backoff. A dispatcher stops claiming with a slot free only
     when it finds the queue empty; so behind more jobs than a few claims in flight at once, whichever dispatcher
     takes the jobs ahead looks for the next in the same pass, and finds this one, committed before its place was
     read. So a burst of submissions sends a few notifications, not one each: a notification gives its statement a
-    transaction id and
-    so a commit to flush to disk, and it holds PostgreSQL's database-wide notification lock meanwhile (sent from
-    the submit statement itself, it held every submit back behind the one before: 300-400 submissions a second at
-    10 million rows on 2 cores, against 570-600 without; bench/results/store_10m.md). A process that dies between
-    the two statements loses only the wake-up: dispatchers look for queued jobs every few seconds anyway."""
-    value: int | None = await conn.fetchval(
-        # `p` is materialized: inlined, its two uses would each compute the place (the planner copies the scalar
-        # subquery into both), doubling the statement's work.
-        f"""WITH {_POSITION_CTES},
-        p AS MATERIALIZED (SELECT coalesce((SELECT position FROM place), 0) AS position)
-        SELECT p.position,
-               CASE WHEN p.position <= {WAKE_PLACES} OR (SELECT n FROM reruns) > 0 THEN pg_notify($3, $4) END
-        FROM p""",
-        job_id,
-        True,
-        QUEUE_CHANNEL,
-        gpu_type,
-    )
-    return int(value or 0)
+    transaction id and so a commit to flush to disk, and it holds PostgreSQL's database-wide notification lock
+    meanwhile (sent from the submit statement itself, it held every submit back behind the one before: 300-400
+    submissions a second at 10 million rows on 2 cores, against 570-600 without; bench/results/store_10m.md). A
+    process that dies between the two statements loses only the wake-up: dispatchers look for queued jobs every few
+    seconds anyway."""
+    ids, gpu_types = [job_id for job_id, _ in new_jobs], [gpu_type for _, gpu_type in new_jobs]
+    rows = await conn.fetch(_PLACES, ids, gpu_types, QUEUE_CHANNEL)
+    return [int(r["position"]) for r in rows]
 
 
 async def queue_position(conn: Conn, job_id: int) -> int:
     """1 for the next job to dispatch on its GPU type, 2 behind it, ...; 0 once it has left the queue. The place
     is in the fair order (`_POSITION_CTES`), as if no job joined or waited out a backoff meanwhile."""
-    value: int | None = await conn.fetchval(f"WITH {_POSITION_CTES} SELECT position FROM place", job_id, False)
+    value: int | None = await conn.fetchval(f"WITH {_position_ctes()} SELECT position FROM place", job_id, False)
     return int(value or 0)
 
 
@@ -689,7 +696,7 @@ async def start_estimate(conn: Conn, job_id: int) -> QueueEstimate:
     """The queued job's place, and what the latest jobs of its GPU type took; position 0 once it left the queue."""
     row = await conn.fetchrow(
         f"""
-        WITH {_POSITION_CTES},
+        WITH {_position_ctes()},
         recent AS (
             SELECT extract(epoch FROM j.finished_at - j.started_at)::float8 AS seconds
             FROM jobs j, me

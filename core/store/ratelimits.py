@@ -1,8 +1,8 @@
 """Token buckets per (user, mode) in Postgres, so limits survive restarts and hold across bot processes.
 
 A bucket holds up to `burst` tokens and refills continuously at `per_hour` tokens an hour; a submission takes
-one. Taking happens inside the submit statement (`take_cte`, used by `core.store.submissions.create`), so the row
-lock serialises one user's concurrent submits and a refused or rolled-back submit takes nothing.
+one. Taking happens inside the submit statement (`take_cte`, used by `core.store.submissions.create_many`), so the
+row lock serialises one user's concurrent submits and a refused or rolled-back submit takes nothing.
 """
 
 from __future__ import annotations
@@ -10,28 +10,33 @@ from __future__ import annotations
 from core.store.pool import Conn
 
 # `now()` is the transaction's start, so two overlapping transactions may see time run backwards: elapsed time
-# is clamped at zero. `{burst}` and `{per_hour}` are parameter placeholders ($n), filled in by `take_cte`.
+# is clamped at zero. `{burst}` and `{per_hour}` name a parameter ($n) or a column, filled in by `take_cte` and `_PEEK`.
 _AVAILABLE = (
     "LEAST({burst}::float8, r.tokens"
     " + GREATEST(0, EXTRACT(EPOCH FROM now() - r.updated_at)::float8) * {per_hour}::float8 / 3600.0)"
 )
 
 _TAKE = """
-    INSERT INTO rate_limits AS r (user_id, mode, tokens, updated_at) VALUES ({user}, {mode}, {burst}::float8 - 1, now())
+    INSERT INTO rate_limits AS r (user_id, mode, tokens, updated_at)
+    SELECT q.user_id, q.bucket, q.burst - 1, now() FROM {requests} q
     ON CONFLICT (user_id, mode) DO UPDATE
-        SET tokens = {available} - 1, updated_at = GREATEST(r.updated_at, now())
-        WHERE {available} >= 1
-    RETURNING tokens
+        SET tokens = ({wanted}) - 1, updated_at = GREATEST(r.updated_at, now())
+        WHERE ({wanted}) >= 1
+    RETURNING r.user_id, r.mode
 """
 
 
-def take_cte(*, user: str, mode: str, burst: str, per_hour: str) -> str:
-    """The body of a CTE that takes one token and returns the tokens left, or no row when the bucket is empty.
+def take_cte(requests: str) -> str:
+    """The body of a CTE that takes one token for each row of `requests` and returns (user_id, mode) of the buckets
+    that had one; a bucket that was empty returns nothing.
 
-    The arguments name the statement's parameters ("$1", ...); nothing else is formatted in.
+    `requests` names a CTE with columns user_id, bucket, burst and per_hour (float8), at most one row per (user_id,
+    bucket): PostgreSQL refuses to update one row twice in a statement. Nothing else is formatted in.
     """
-    available = _AVAILABLE.format(burst=burst, per_hour=per_hour)
-    return _TAKE.format(user=user, mode=mode, burst=burst, available=available)
+    # The bucket's own request, read again for its row: in DO UPDATE only the row and `excluded` are in scope.
+    available = _AVAILABLE.format(burst="q.burst", per_hour="q.per_hour")
+    wanted = f"SELECT {available} FROM {requests} q WHERE q.user_id = r.user_id AND q.bucket = r.mode"
+    return _TAKE.format(requests=requests, wanted=wanted)
 
 
 _PEEK = (

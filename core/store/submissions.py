@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -166,43 +166,55 @@ async def get_source(conn: Conn, sha256: bytes) -> str | None:
     return value
 
 
-async def intake(
-    conn: Conn, external_id: str, slug: str, client_token: str | None, gpu_type: str = "", dtype: str = ""
-) -> Intake:
-    """What submitting needs to know, in one round trip: the user (if known), whether they are banned, their
-    submission with this token, the problem at its current version, whether a contest hides it, and the limit of
-    a running contest that counts a ranked run on it at (`gpu_type`, `dtype`)."""
-    row = await conn.fetchrow(
-        f"""
-        SELECT u.id AS user_id, u.display_name,
-               EXISTS (SELECT 1 FROM bans b WHERE b.user_id = u.id AND b.lifted_at IS NULL) AS banned,
-               (SELECT s.id FROM submissions s WHERE s.user_id = u.id AND s.client_token = $3) AS earlier_id,
-               EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
-                       WHERE cp.problem_id = p.id AND NOT cp.public_before AND c.cancelled_at IS NULL
-                         AND c.starts_at > now()) AS hidden,
-               EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
-                       WHERE cp.problem_id = p.id AND c.cancelled_at IS NULL) AS in_contest,
-               limited.id AS contest_id, limited.ranked_burst, limited.ranked_per_hour,
-               {PROBLEM_COLUMNS}
-        FROM (SELECT 1) AS one
-        LEFT JOIN users u ON u.external_id = $1
-        LEFT JOIN problems p ON p.slug = $2
-        LEFT JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.current_version
-        LEFT JOIN LATERAL (
-            SELECT c.id, c.ranked_burst, c.ranked_per_hour FROM contests c
-            JOIN contest_problems cp ON cp.contest_id = c.id AND cp.problem_id = p.id
-                                     AND cp.problem_version = p.current_version
-            JOIN contest_targets ct ON ct.contest_id = c.id AND ct.gpu_type = $4 AND ct.dtype = $5
-            WHERE c.ranked_burst IS NOT NULL AND c.cancelled_at IS NULL AND c.starts_at <= now() AND now() < c.ends_at
-            ORDER BY c.id LIMIT 1
-        ) AS limited ON true
-        """,
-        external_id,
-        slug,
-        client_token,
-        gpu_type,
-        dtype,
-    )
+@dataclass(frozen=True)
+class IntakeKey:
+    """What an intake is read for: the user, the problem's slug, the submission's token and its target."""
+
+    external_id: str
+    slug: str
+    client_token: str | None
+    gpu_type: str = ""
+    dtype: str = ""
+
+
+_INTAKE = f"""
+    SELECT u.id AS user_id, u.display_name,
+           EXISTS (SELECT 1 FROM bans b WHERE b.user_id = u.id AND b.lifted_at IS NULL) AS banned,
+           (SELECT s.id FROM submissions s WHERE s.user_id = u.id AND s.client_token = t.client_token) AS earlier_id,
+           EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
+                   WHERE cp.problem_id = p.id AND NOT cp.public_before AND c.cancelled_at IS NULL
+                     AND c.starts_at > now()) AS hidden,
+           EXISTS (SELECT 1 FROM contest_problems cp JOIN contests c ON c.id = cp.contest_id
+                   WHERE cp.problem_id = p.id AND c.cancelled_at IS NULL) AS in_contest,
+           limited.id AS contest_id, limited.ranked_burst, limited.ranked_per_hour,
+           {PROBLEM_COLUMNS}
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
+         WITH ORDINALITY AS t(external_id, slug, client_token, gpu_type, dtype, i)
+    LEFT JOIN users u ON u.external_id = t.external_id
+    LEFT JOIN problems p ON p.slug = t.slug
+    LEFT JOIN problem_versions v ON v.problem_id = p.id AND v.version = p.current_version
+    LEFT JOIN LATERAL (
+        SELECT c.id, c.ranked_burst, c.ranked_per_hour FROM contests c
+        JOIN contest_problems cp ON cp.contest_id = c.id AND cp.problem_id = p.id
+                                 AND cp.problem_version = p.current_version
+        JOIN contest_targets ct ON ct.contest_id = c.id AND ct.gpu_type = t.gpu_type AND ct.dtype = t.dtype
+        WHERE c.ranked_burst IS NOT NULL AND c.cancelled_at IS NULL AND c.starts_at <= now() AND now() < c.ends_at
+        ORDER BY c.id LIMIT 1
+    ) AS limited ON true
+    ORDER BY t.i
+"""
+
+
+async def intake_many(conn: Conn, keys: Sequence[IntakeKey]) -> list[Intake]:
+    """What submitting needs to know, for each key, in one round trip: the user (if known), whether they are banned,
+    their submission with this token, the problem at its current version, whether a contest hides it, and the limit
+    of a running contest that counts a ranked run on it at (`gpu_type`, `dtype`)."""
+    values = [(k.external_id, k.slug, k.client_token, k.gpu_type, k.dtype) for k in keys]
+    rows = await conn.fetch(_INTAKE, *(list(column) for column in zip(*values, strict=True)))
+    return [_intake_of(row) for row in rows]
+
+
+def _intake_of(row: Mapping[str, Any]) -> Intake:
     problem = problem_version(row) if row["problem_id"] is not None else None
     limit = (row["contest_id"], row["ranked_burst"], row["ranked_per_hour"]) if row["contest_id"] else None
     return Intake(
@@ -217,59 +229,73 @@ async def intake(
     )
 
 
-# The submit statement: a rate-limit token, the source (once per content), the submission and its queued job,
-# all or nothing, with the job's place in the queue as the statement saw it. One round trip on the busiest path.
+@dataclass(frozen=True)
+class NewRow:
+    """A submission to store, with its source and the rate-limit bucket it takes its token from."""
+
+    submission: NewSubmission
+    source: str
+    bucket: str  # the user's bucket of the mode, or a running contest's own (`contest:<id>`)
+    burst: int
+    per_hour: float
+
+
+# The submit statement, for several submissions of as many users: a rate-limit token each, the sources (once per
+# content), the submissions and their queued jobs, all or nothing. One round trip and one commit on the busiest
+# path, however many submissions arrived together (core.submit_batch).
 _CREATE = f"""
-WITH bucket AS ({take_cte(user="$1", mode="$16", burst="$13", per_hour="$14")}
+WITH req AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[],
+                         $8::text[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::float8[],
+                         $15::float8[])
+        WITH ORDINALITY AS t(user_id, problem_id, problem_version, sha256, file_name, language, dtype, mode, gpu_type,
+                             client_token, profile_case, body, bucket, burst, per_hour, i)
+), bucket AS ({take_cte("req")}
+), ok AS (
+    SELECT req.* FROM req JOIN bucket ON bucket.user_id = req.user_id
 ), source AS (
-    INSERT INTO sources (sha256, body, size_bytes) SELECT $4, $11, $12 WHERE EXISTS (SELECT 1 FROM bucket)
+    INSERT INTO sources (sha256, body, size_bytes) SELECT sha256, body, octet_length(body) FROM ok
     ON CONFLICT (sha256) DO NOTHING
 ), submission AS (
     INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
                              mode, gpu_type, client_token, profile_case)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $15 WHERE EXISTS (SELECT 1 FROM bucket)
+    SELECT user_id, problem_id, problem_version, sha256, file_name, language, dtype, mode, gpu_type, client_token,
+           profile_case
+    FROM ok ORDER BY i
     ON CONFLICT (user_id, client_token) DO NOTHING
-    RETURNING id
+    RETURNING id, user_id, gpu_type
 ), job AS (
-    INSERT INTO jobs (submission_id, gpu_type) SELECT id, $9 FROM submission RETURNING id, submission_id
+    INSERT INTO jobs (submission_id, gpu_type) SELECT id, gpu_type FROM submission ORDER BY id
+    RETURNING id, submission_id
 )
-SELECT EXISTS (SELECT 1 FROM bucket) AS allowed, job.submission_id, job.id AS job_id
-FROM (SELECT 1) AS one LEFT JOIN job ON true
+SELECT bucket.user_id IS NOT NULL AS allowed, submission.id AS submission_id, job.id AS job_id
+FROM req LEFT JOIN bucket ON bucket.user_id = req.user_id
+LEFT JOIN submission ON submission.user_id = req.user_id LEFT JOIN job ON job.submission_id = submission.id
+ORDER BY req.i
 """
 
 
-async def create(
-    conn: Conn, new: NewSubmission, source: str, burst: int, per_hour: float, bucket: str | None = None
-) -> Created:
-    """Take a rate-limit token and store the source, the submission and its queued job, in one statement.
+def _columns(s: NewSubmission) -> tuple[Any, ...]:
+    return (
+        s.user_id, s.problem_id, s.problem_version, s.source_sha256, s.file_name, s.language, s.dtype, s.mode,
+        s.gpu_type, s.client_token, s.profile_case,
+    )  # fmt: skip
 
-    The token comes from the user's `bucket`: their bucket of `new.mode` unless a contest's own limit applies
-    (`contest:<id>`, see `Intake.contest_limit`).
 
-    `Created.allowed` is False when the bucket was empty (nothing stored); `submission_id` is None when this
-    user already sent `new.client_token` (a concurrent retry committed first): roll back, the token was taken.
-    The caller then tells the dispatchers (`jobs.place_and_wake`).
+async def create_many(conn: Conn, rows: Sequence[NewRow]) -> list[Created]:
+    """Take a rate-limit token and store the source, the submission and its queued job, for each row, in one
+    statement; the rows' users must differ (a user's bucket takes one token a statement).
+
+    A row's `Created.allowed` is False when its bucket was empty (nothing of it stored); its `submission_id` is None
+    when this user already sent its `client_token` (a concurrent retry committed first): the token it took is to
+    be given back (`ratelimits.refund`). The caller then tells the dispatchers (`jobs.place_and_wake`).
     """
-    row = await conn.fetchrow(
-        _CREATE,
-        new.user_id,
-        new.problem_id,
-        new.problem_version,
-        new.source_sha256,
-        new.file_name,
-        new.language,
-        new.dtype,
-        new.mode,
-        new.gpu_type,
-        new.client_token,
-        source,
-        len(source.encode("utf-8")),
-        float(burst),
-        per_hour,
-        new.profile_case,
-        bucket or new.mode,
-    )
-    return Created(row["allowed"], row["submission_id"], row["job_id"])
+    users = [row.submission.user_id for row in rows]
+    if len(set(users)) != len(users):
+        raise ValueError("create_many takes one submission a user; store a user's others in a later statement")
+    columns = [(*_columns(row.submission), row.source, row.bucket, float(row.burst), row.per_hour) for row in rows]
+    found = await conn.fetch(_CREATE, *(list(column) for column in zip(*columns, strict=True)))
+    return [Created(r["allowed"], r["submission_id"], r["job_id"]) for r in found]
 
 
 async def get_submission(conn: Conn, submission_id: int, *, lock: bool = False) -> Submission | None:
