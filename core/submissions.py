@@ -130,20 +130,20 @@ class _Checked:
 
 # What taking one request of a batch ended in: its receipt, or the error its caller gets (a UserFacingError that says
 # what to fix, or an internal failure of its own statement).
-Outcome = SubmitReceipt | Exception
+SubmitOutcome = SubmitReceipt | Exception
 
 
 async def persist_many(
     conn: Conn, items: Sequence[tuple[SubmitRequest, Upload]], limits: RateLimitSettings
-) -> list[Outcome]:
+) -> list[SubmitOutcome]:
     """Check and store each validated request; the outcomes are in the requests' order.
 
     The checks of all the requests are one statement; their submissions are stored by one statement a round, each
     round one request of each user (a user's requests take tokens of one bucket in turn), all of a round or none;
-    then each new job's place is read (`jobs.place_and_wake`). A request that fails the checks fails alone, and so
-    does one whose row the store refuses: that round is stored again a request at a time. An error of the
-    connection itself is raised, for every request of the batch."""
-    outcomes: list[Outcome | None] = [None] * len(items)
+    then the places of the round's new jobs are read by one statement (`jobs.places_and_wake`). A request that fails
+    the checks fails alone, and so does one whose row the store refuses: that round is stored again a request at a
+    time. An error of the connection itself is raised, for every request of the batch."""
+    outcomes: list[SubmitOutcome | None] = [None] * len(items)
     intakes = await _intakes(conn, [request for request, _ in items])
     ready: list[_Checked] = []
     for index, ((request, upload), intake) in enumerate(zip(items, intakes, strict=True)):
@@ -237,7 +237,7 @@ def _one_a_user(ready: list[_Checked]) -> tuple[list[_Checked], list[_Checked]]:
     return first, rest
 
 
-async def _stored(conn: Conn, round_: list[_Checked], limits: RateLimitSettings) -> list[Outcome]:
+async def _stored(conn: Conn, round_: list[_Checked], limits: RateLimitSettings) -> list[SubmitOutcome]:
     try:
         created = await submissions.create_many(conn, [checked.row for checked in round_])
     except asyncpg.PostgresError:
@@ -255,7 +255,7 @@ async def _stored(conn: Conn, round_: list[_Checked], limits: RateLimitSettings)
     ]
 
 
-async def _stored_alone(conn: Conn, checked: _Checked, limits: RateLimitSettings) -> list[Outcome]:
+async def _stored_alone(conn: Conn, checked: _Checked, limits: RateLimitSettings) -> list[SubmitOutcome]:
     try:
         return await _stored(conn, [checked], limits)
     except asyncpg.PostgresError as error:
@@ -280,7 +280,7 @@ def _receipt(checked: _Checked, created: submissions.Created, place: int) -> Sub
 
 async def _not_stored(
     conn: Conn, checked: _Checked, created: submissions.Created, limits: RateLimitSettings
-) -> Outcome:
+) -> SubmitOutcome:
     """The outcome of a request its round did not store: refused by its rate limit, or a repeat of its token."""
     request, row = checked.request, checked.row
     user_id = row.submission.user_id
@@ -331,7 +331,7 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     return receipt_or_raise(request, outcome)
 
 
-def receipt_or_raise(request: SubmitRequest, outcome: Outcome) -> SubmitReceipt:
+def receipt_or_raise(request: SubmitRequest, outcome: SubmitOutcome) -> SubmitReceipt:
     """The request's receipt, logged; or its error, raised."""
     if isinstance(outcome, Exception):
         raise outcome

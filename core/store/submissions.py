@@ -288,7 +288,7 @@ async def create_many(conn: Conn, rows: Sequence[NewRow]) -> list[Created]:
 
     A row's `Created.allowed` is False when its bucket was empty (nothing of it stored); its `submission_id` is None
     when this user already sent its `client_token` (a concurrent retry committed first): the token it took is to
-    be given back (`ratelimits.refund`). The caller then tells the dispatchers (`jobs.place_and_wake`).
+    be given back (`ratelimits.refund`). The caller then tells the dispatchers (`jobs.places_and_wake`).
     """
     users = [row.submission.user_id for row in rows]
     if len(set(users)) != len(users):
