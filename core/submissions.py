@@ -21,7 +21,7 @@ from core.problems import check_open, check_slug, shown, unknown_problem
 from core.ratelimit import refusal
 from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
-from core.store.pool import Conn
+from core.store.pool import Conn, generic_plans
 from core.store.problems import ProblemVersion
 from core.uploads import Upload, check_upload
 from problems.registry import canonical_slug
@@ -143,6 +143,13 @@ async def persist_many(
     then the places of the round's new jobs are read by one statement (`jobs.places_and_wake`). A request that fails
     the checks fails alone, and so does one whose row the store refuses: that round is stored again a request at a
     time. An error of the connection itself is raised, for every request of the batch."""
+    async with generic_plans(conn):
+        return await _persisted(conn, items, limits)
+
+
+async def _persisted(
+    conn: Conn, items: Sequence[tuple[SubmitRequest, Upload]], limits: RateLimitSettings
+) -> list[SubmitOutcome]:
     outcomes: list[SubmitOutcome | None] = [None] * len(items)
     intakes = await _intakes(conn, [request for request, _ in items])
     ready: list[_Checked] = []

@@ -1,11 +1,12 @@
 """The pool's reset (core.store.pool.reset_session): a connection goes back with asyncpg's full reset only when its
-session changed (the dispatcher's LISTEN); every other return costs no statement."""
+session changed (the dispatcher's LISTEN, generic plans left on); every other return costs no statement."""
 
 from __future__ import annotations
 
 import asyncpg
+import pytest
 
-from core.store.pool import create_pool
+from core.store.pool import create_pool, generic_plans
 
 
 def _ignore(*_: object) -> None:
@@ -51,3 +52,24 @@ async def test_an_open_transaction_is_still_rolled_back_on_return(db_dsn: str) -
             await conn.execute("INSERT INTO reset_probe VALUES (1)")
         assert await pool.fetchval("SELECT count(*) FROM reset_probe") == 0
         await pool.execute("DROP TABLE reset_probe")
+
+
+async def test_generic_plans_end_with_their_block_and_quietly(db_dsn: str) -> None:
+    async with create_pool(db_dsn, min_size=1, max_size=1) as pool:
+        seen: list[str] = []
+        async with pool.acquire() as conn:
+            _logged(conn._con, seen)
+            async with generic_plans(conn):
+                assert await conn.fetchval("SHOW plan_cache_mode") == "force_generic_plan"
+            assert await conn.fetchval("SHOW plan_cache_mode") == "auto"
+        # The block undid its setting itself: the connection goes back without the full reset.
+        assert not any("RESET ALL" in query for query in seen)
+
+
+async def test_generic_plans_left_by_an_error_are_reset_before_the_next_borrower(db_dsn: str) -> None:
+    async with create_pool(db_dsn, min_size=1, max_size=1) as pool:
+        with pytest.raises(asyncpg.DivisionByZeroError):
+            async with pool.acquire() as conn, generic_plans(conn):
+                await conn.fetchval("SELECT 1 / 0")
+        async with pool.acquire() as conn:
+            assert await conn.fetchval("SHOW plan_cache_mode") == "auto"
