@@ -18,7 +18,7 @@ _AVAILABLE = (
 
 _TAKE = """
     INSERT INTO rate_limits AS r (user_id, mode, tokens, updated_at)
-    SELECT q.user_id, q.bucket, q.burst - 1, now() FROM {requests} q
+    SELECT q.user_id, q.bucket, q.burst - 1, now() FROM {requests} q ORDER BY q.user_id, q.bucket
     ON CONFLICT (user_id, mode) DO UPDATE
         SET tokens = ({wanted}) - 1, updated_at = GREATEST(r.updated_at, now())
         WHERE ({wanted}) >= 1
@@ -31,7 +31,9 @@ def take_cte(requests: str) -> str:
     that had one; a bucket that was empty returns nothing.
 
     `requests` names a CTE with columns user_id, bucket, burst and per_hour (float8), at most one row per (user_id,
-    bucket): PostgreSQL refuses to update one row twice in a statement. Nothing else is formatted in.
+    bucket): PostgreSQL refuses to update one row twice in a statement. Nothing else is formatted in. The buckets
+    are taken in the order of their keys, so that two such statements lock the rows they share in one order and
+    never wait for each other in a circle.
     """
     # The bucket's own request, read again for its row: in DO UPDATE only the row and `excluded` are in scope.
     available = _AVAILABLE.format(burst="q.burst", per_hour="q.per_hour")

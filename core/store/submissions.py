@@ -242,7 +242,10 @@ class NewRow:
 
 # The submit statement, for several submissions of as many users: a rate-limit token each, the sources (once per
 # content), the submissions and their queued jobs, all or nothing. One round trip and one commit on the busiest
-# path, however many submissions arrived together (core.submit_batch).
+# path, however many submissions arrived together (core.submit_batch). Each part writes its rows in the order of
+# their keys (the users' ids, the sources' hashes; the jobs, and the waiting users' rows their trigger counts, follow
+# the submissions), so that two batches with users in common lock their rows in one order: in the order they came,
+# two batches could each hold a row the other waits for, until PostgreSQL broke the deadlock a second later.
 _CREATE = f"""
 WITH req AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[],
@@ -254,14 +257,14 @@ WITH req AS (
 ), ok AS (
     SELECT req.* FROM req JOIN bucket ON bucket.user_id = req.user_id
 ), source AS (
-    INSERT INTO sources (sha256, body, size_bytes) SELECT sha256, body, octet_length(body) FROM ok
+    INSERT INTO sources (sha256, body, size_bytes) SELECT sha256, body, octet_length(body) FROM ok ORDER BY sha256
     ON CONFLICT (sha256) DO NOTHING
 ), submission AS (
     INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
                              mode, gpu_type, client_token, profile_case)
     SELECT user_id, problem_id, problem_version, sha256, file_name, language, dtype, mode, gpu_type, client_token,
            profile_case
-    FROM ok ORDER BY i
+    FROM ok ORDER BY user_id
     ON CONFLICT (user_id, client_token) DO NOTHING
     RETURNING id, user_id, gpu_type
 ), job AS (

@@ -64,6 +64,26 @@ async def test_a_lone_submission_is_stored_at_once_in_a_batch_of_its_own(pool: a
     assert (first.queue_position, second.queue_position) == (1, 2)
 
 
+async def test_two_services_batches_of_the_same_users_in_opposite_orders_store_every_request(
+    pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
+):
+    await add_problems(pool)
+    # Two API replicas: each batch takes the users' buckets and counts their waiting jobs; rows written in the
+    # order the requests came would have each batch hold a row the other waits for.
+    east, west = SubmitBatcher(pool, ROOMY, max_in_flight=1), SubmitBatcher(pool, ROOMY, max_in_flight=1)
+    users = [f"user{i}" for i in range(30)]
+    for _ in range(5):
+        outcomes = await asyncio.gather(
+            submit_together(east, *(request(u, gpu="h100") for u in users)),
+            submit_together(west, *(request(u, gpu="h100") for u in reversed(users))),
+        )
+        assert len(receipts(outcomes[0] + outcomes[1])) == 60
+    assert await count(pool, "submissions") == await count(pool, "jobs") == 300
+    assert await pool.fetchval("SELECT sum(queued) FROM queue_waiters") == 300
+    # None waited for the other's rows in a circle: no batch was broken up for a deadlock.
+    assert not [r for r in caplog.records if "failed together" in r.getMessage()]
+
+
 async def test_one_users_requests_in_one_batch_take_their_tokens_in_turn(pool: asyncpg.Pool):
     await add_problems(pool)
     batcher = SubmitBatcher(pool, ONE_RANKED, max_in_flight=1)
