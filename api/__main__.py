@@ -78,8 +78,8 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
                 "choose another with --port or ARENA_API_PORT."
             ) from exc
         tasks: list[asyncio.Task[None]] = []
-        publisher = case_publisher(store.pool)
-        if settings.dispatch:
+        publisher = case_publisher(store.pool) if settings.dispatch else None
+        if publisher is not None:
             runners = RunnerPool()
             view = FleetView(store.pool, runners, runner_factory(session, settings.fleet), settings.fleet)
             # Each case its runner finishes is told to every replica's event streams (`case` events).
@@ -101,7 +101,8 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            await publisher.close()
+            if publisher is not None:
+                await publisher.close()
             await app_runner.cleanup()
 
 

@@ -5,6 +5,7 @@ and what another user, a missing token or a read-only token gets."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -17,7 +18,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from store_helpers import add_problems, result_for
 
-from api import public_events
+from api import public_events, public_submit
 from api.app import create_app, openapi_document
 from api.settings import ApiSettings
 from core import fleet
@@ -228,6 +229,24 @@ async def test_an_idempotency_key_answers_the_first_submission_again(client: Tes
     first = await submit(client, alice)
     again = await submit(client, alice)
     assert again["id"] == first["id"] and again["duplicate"] and not first["duplicate"]
+
+
+async def test_concurrent_submissions_of_many_users_go_through_the_batches_and_each_is_answered_as_its_own(
+    client: TestClient, pool: asyncpg.Pool
+) -> None:
+    users = [f"user{i}" for i in range(16)]
+    headers = [await bearer(pool, who) for who in users]
+    answers = await asyncio.gather(*(submit(client, {**h, "Idempotency-Key": f"k-{i}"}) for i, h in enumerate(headers)))
+    for who, answer in zip(users, answers, strict=True):
+        owner = await pool.fetchval(
+            "SELECT u.external_id FROM submissions s JOIN users u ON u.id = s.user_id WHERE s.id = $1", answer["id"]
+        )
+        assert owner == f"discord:{who}" and not answer["duplicate"]
+    assert sorted(a["queue_position"] for a in answers) == list(range(1, 17))
+    # Every one went through the service's batches (how many shared one depends on when each arrived: the batches
+    # themselves are tested in tests/store/test_submit_batch.py).
+    sizes = client.server.app[public_submit.SERVICE].submitter.sizes
+    assert sum(n * k for n, k in sizes.items()) == len(users)
 
 
 async def test_a_waiting_submission_hears_its_place_as_it_moves(pool: asyncpg.Pool) -> None:
