@@ -31,8 +31,9 @@ again afterwards from the definitions the migrations gave them (checked to be th
 - the web pages (`web.app.create_app` on a loopback port, whole HTTP requests with rendering);
 - `core.service.ArenaService.submit` (what the bot's `/submit` and the API do before they answer: the checks, the
   rate limit, the insert, the job's place in the fair queue with the dispatchers' wake-up, the user's rank before a
-  ranked run, and the start estimate) from concurrent callers, and `core.submissions.submit` alone (the store's
-  part; the CLI's path): submissions a second. The submissions it adds are deleted afterwards, so a reused store
+  ranked run, and the start estimate; concurrent requests stored in batches, `core.submit_batch`) from concurrent
+  callers, and `core.submissions.submit` alone (the store's part, one request a statement; the CLI's path):
+  submissions a second, and the batches' sizes. The submissions it adds are deleted afterwards, so a reused store
   measures the same; the queue they leave behind grows to --submits jobs, a burst no runner drains.
 Goals on a 2-core machine: board queries p95 <= 5 ms, web pages p95 <= 200 ms, submit >= 1,000/s.
 """
