@@ -118,6 +118,13 @@ class Outcome:
 PACE_TTL_S = 2.0
 
 
+def _stale(read_at: float, pace: asyncio.Future[jobs.QueueEstimate]) -> bool:
+    """A pace to read again: older than PACE_TTL_S, or its read failed; never one still on its way."""
+    if not pace.done():
+        return False
+    return pace.cancelled() or pace.exception() is not None or time.monotonic() - read_at >= PACE_TTL_S
+
+
 class ArenaService:
     """Submissions for a chat front end. `gpu_types` lists the GPU types that have runners right now."""
 
@@ -132,8 +139,8 @@ class ArenaService:
         self.settings = settings
         self._gpu_types = gpu_types
         self._default_gpu = default_gpu
-        self._paces: dict[str, tuple[float, jobs.QueueEstimate]] = {}
-        self._pace_reads: dict[str, asyncio.Future[jobs.QueueEstimate]] = {}
+        # Per GPU type: when its pace was last read, and that read (done, or on its way).
+        self._paces: dict[str, tuple[float, asyncio.Future[jobs.QueueEstimate]]] = {}
         self.submitter = SubmitBatcher(pool, settings.rate)
 
     def gpu_types(self) -> list[str]:
@@ -244,20 +251,11 @@ class ArenaService:
         it stale while a read is on its way wait for that read (32 callers at once read it 195 times in 10,000
         submissions, 8 % of the machine's CPU, before they did)."""
         known = self._paces.get(gpu_type)
-        if known is not None and time.monotonic() - known[0] < PACE_TTL_S:
-            return replace(known[1], position=position)
-        reading = self._pace_reads.get(gpu_type)
-        if reading is None:
-            reading = asyncio.ensure_future(self._read_pace(gpu_type))
-            self._pace_reads[gpu_type] = reading
-            reading.add_done_callback(lambda _: self._pace_reads.pop(gpu_type, None))
+        if known is None or _stale(*known):
+            known = (time.monotonic(), asyncio.ensure_future(jobs.estimate_at(self.pool, gpu_type, 0)))
+            self._paces[gpu_type] = known
         # Shielded: a caller cancelled while it waits must not cancel the read the others wait for.
-        return replace(await asyncio.shield(reading), position=position)
-
-    async def _read_pace(self, gpu_type: str) -> jobs.QueueEstimate:
-        estimate = await jobs.estimate_at(self.pool, gpu_type, 0)
-        self._paces[gpu_type] = (time.monotonic(), estimate)
-        return estimate
+        return replace(await asyncio.shield(known[1]), position=position)
 
     async def job_progress(self, job_id: int) -> JobProgress:
         job = await jobs.get_job(self.pool, job_id)
