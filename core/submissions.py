@@ -253,9 +253,9 @@ async def _stored(conn: Conn, round_: list[_Checked], limits: RateLimitSettings)
         # The statement stored none of them; one row the store refused must not fail the others.
         log.warning("a round of %d submissions failed together; storing each alone", len(round_), exc_info=True)
         return [outcome for checked in round_ for outcome in await _stored_alone(conn, checked, limits)]
-    new = [(checked, made) for checked, made in zip(round_, created, strict=True) if made.job_id is not None]
-    places = await jobs.places_and_wake(conn, [(made.job_id, c.request.gpu_type) for c, made in new if made.job_id])
-    receipts = {c.index: _receipt(c, made, place) for (c, made), place in zip(new, places, strict=True)}
+    new = [(c, made, made.job_id) for c, made in zip(round_, created, strict=True) if made.job_id is not None]
+    places = await jobs.places_and_wake(conn, [(job_id, c.request.gpu_type) for c, _, job_id in new])
+    receipts = {c.index: _receipt(c, made, place) for (c, made, _), place in zip(new, places, strict=True)}
     return [
         receipts.get(checked.index) or await _not_stored(conn, checked, made, limits)
         for checked, made in zip(round_, created, strict=True)

@@ -86,19 +86,16 @@ class SubmitBatcher:
         try:
             async with self._pool.acquire() as conn:
                 outcomes = await persist_many(conn, [(w.request, w.upload) for w in batch], self._limits)
-        except BaseException as error:
-            # The connection failed (or the service is stopping): every request of the batch gets the error, as
-            # it would have alone.
+        except Exception as error:
+            # The connection failed: every request of the batch gets the error, as it would have alone.
             for w in batch:
-                if w.receipt.done():
-                    continue
-                if isinstance(error, Exception):
+                if not w.receipt.done():
                     w.receipt.set_exception(error)
-                else:
-                    w.receipt.cancel()
-            if not isinstance(error, Exception):
-                raise
             return
+        except BaseException:
+            for w in batch:  # the service is stopping (cancel() leaves a receipt already set as it is)
+                w.receipt.cancel()
+            raise
         for w, outcome in zip(batch, outcomes, strict=True):
             if w.receipt.done():
                 continue
