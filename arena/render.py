@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from core import profile_view
 from core.output_view import output_text
-from core.result_view import CASE_HEADERS, case_rate, case_rows, summary
+from core.result_view import CASE_HEADERS, case_rate, case_rows, summary, timing_caveat
 from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
 from core.result_view import format_rate as format_rate
 from runner.api import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
@@ -125,6 +125,8 @@ def render_result(result: SubmissionResult) -> str:
                 f"   (arithmetic mean: {view.mean} {view.unit})"
             )
         lines.append(f"timing method: {view.method}")
+        if (caveat := timing_caveat(result)) is not None:
+            lines.append(caveat)
     elif result.tests and result.status == "passed":
         lines.append(f"all {len(result.tests)} test cases passed")
     if result.notes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from runner.api import CaseTiming, SubmissionResult
-from runner.names import Method
+from runner.names import HOST_BOUND_LINE, Method
 
 CASE_HEADERS = ("case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV")
 
@@ -99,6 +99,16 @@ def method_label(result: SubmissionResult) -> str | None:
     if method is None:
         return None
     return METHOD_LABELS.get(method, method)
+
+
+def timing_caveat(result: SubmissionResult) -> str | None:
+    """The one line that says some cases were timed with the host's part of each call included, naming them; None
+    when every case was timed by its events alone."""
+    bound = [t.name for t in result.timings if t.host_bound]
+    if not bound:
+        return None
+    cases = "every case" if len(bound) == len(result.timings) else ", ".join(bound)
+    return f"{HOST_BOUND_LINE} ({cases})"
 
 
 @dataclass(frozen=True)

@@ -242,10 +242,12 @@ def _test(case: submissions.CaseResult) -> TestOutcome:
 
 
 def _timing(case: submissions.CaseResult) -> CaseTiming:
-    # Every column is read as stored; the two added later default as the model does for rows written before them.
+    # Every column is read as stored; those added later default as the model does for rows written before them.
     fields = {f: getattr(case, f) for f in CaseTiming.model_fields if f not in ("index", "dims")}
     fields["dropped_samples"] = case.dropped_samples or 0
     fields["host_waits"] = bool(case.host_waits)
+    fields["host_bound"] = bool(case.host_bound)
+    fields["judge_clock"] = bool(case.judge_clock)
     return CaseTiming(index=case.idx, dims=list(case.dims), **fields)
 
 

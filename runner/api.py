@@ -142,6 +142,21 @@ class CaseTiming(_Model):
         description="the call waits for the GPU inside (a synchronise, .item(), a blocking copy): its time includes "
         "the host's part of that wait",
     )
+    host_bound: bool = Field(
+        False,
+        description="the judge's own clock saw each call take longer than its timing events (host work inside the "
+        "call, or work kept from the events): the case was timed again with the host's part of each call included",
+    )
+    host_part_us: float | None = Field(
+        None,
+        description="the median host time inside each timed call, by the launcher's clock: what a covering spin hides "
+        "from the events; a call whose host part is long is also measured with it included",
+    )
+    judge_clock: bool = Field(
+        False,
+        description="even the host-inclusive events fell short of the judge's own clock: the runtimes are the judge's "
+        "clock's estimates of one call (the larger of the two clocks)",
+    )
 
 
 class StallReason(_Model):

@@ -29,6 +29,10 @@ SubmissionStatus = Literal["passed", "failed", "error"]
 # A submission's status in the store: waiting, being run, or its latest run's verdict.
 StoredStatus = Literal["queued", "running", SubmissionStatus]
 
+# The one line every front end shows for a case timed with the host's part of each call included
+# (CaseTiming.host_bound; runner/judge/case_protocol.py says when).
+HOST_BOUND_LINE = "host-bound: timed with the host's part of each call included"
+
 DTYPES: tuple[DType, ...] = get_args(DType)
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 ANY_LANGUAGE: LanguageFilter = "any"

@@ -18,7 +18,15 @@ from core.contests.views import HistoryLine, RatingCard
 from core.leaderboard import LANGUAGES
 from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmission, RatingPage
 from core.rating import Rating, conservative_rating
-from core.result_view import CASE_HEADERS, case_rows, format_duration_us, format_rate, method_label, summary
+from core.result_view import (
+    CASE_HEADERS,
+    case_rows,
+    format_duration_us,
+    format_rate,
+    method_label,
+    summary,
+    timing_caveat,
+)
 from core.store.contests import BoardCell, RatedUser
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
@@ -280,6 +288,8 @@ def _result(ps: PublicSubmission) -> Html:
         parts.append(Html(f"<p><strong>{esc(line)}</strong></p>"))
         if (label := method_label(result)) is not None:
             parts.append(Html(f'<p class="meta">Timing: {prose(label)}.</p>'))
+        if (caveat := timing_caveat(result)) is not None:
+            parts.append(Html(f'<p class="meta host-bound">{esc(caveat)}.</p>'))
         rows = [r.cells() for r in case_rows(result)]
         parts.append(table(CASE_HEADERS, rows, numeric=(1, 2, 3, 4, 5, 6), css="cases"))
     if ps.has_chart:

@@ -25,7 +25,7 @@ from core.errors import SubmissionNotFoundError
 from core.output_view import output_sections
 from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS, kernel_rows
 from core.profile_view import summary as profile_summary
-from core.result_view import CASE_HEADERS, case_rows, method_label, summary
+from core.result_view import CASE_HEADERS, case_rows, method_label, summary, timing_caveat
 from runner.api import SubmissionResult
 from runner.gpus import spec_for
 from web.api_proxy import proxy_of
@@ -132,6 +132,8 @@ def timing_part(result: SubmissionResult, chart_src: str | None, submission_id: 
     parts = [Html(f"<p><strong>{esc(line)}</strong></p>")]
     if (label := method_label(result)) is not None:
         parts.append(Html(f'<p class="meta">Timing: {prose(label)}.</p>'))
+    if (caveat := timing_caveat(result)) is not None:
+        parts.append(Html(f'<p class="meta host-bound">{esc(caveat)}.</p>'))
     parts.append(table(CASE_HEADERS, [r.cells() for r in case_rows(result)], numeric=(1, 2, 3, 4, 5, 6), css="cases"))
     if chart_src is not None and result.status == "passed":
         alt = f"Roofline chart of submission {submission_id}"

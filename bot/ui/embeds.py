@@ -12,7 +12,15 @@ import discord
 
 from core.contests.entry import ContestEntries, receipt_line
 from core.progress import ProgressState, describe_place, describe_start
-from core.result_view import CASE_HEADERS, case_rate, case_rows, format_duration_us, method_label, summary
+from core.result_view import (
+    CASE_HEADERS,
+    case_rate,
+    case_rows,
+    format_duration_us,
+    method_label,
+    summary,
+    timing_caveat,
+)
 from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
 from core.service import SubmitTicket
 from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome
@@ -266,7 +274,10 @@ def _result_embed(
     _add_contests(embed, header)
     if result.notes:
         embed.add_field(name="Notes for reviewers", value=clip("; ".join(result.notes), 1024), inline=False)
-    embed.add_field(name="Timing", value=method_label(result) or "-", inline=False)
+    timing = method_label(result) or "-"
+    if (caveat := timing_caveat(result)) is not None:
+        timing += f"\n{caveat}"
+    embed.add_field(name="Timing", value=clip(timing, 1024), inline=False)
     if chart:
         embed.set_image(url=f"attachment://{CHART_FILE}")
     return embed

@@ -145,6 +145,9 @@ class CaseResult:
     measured_seconds: float | None
     wall_clock_us: float | None
     host_waits: bool | None
+    host_bound: bool | None
+    judge_clock: bool | None
+    host_part_us: float | None
 
 
 _SELECT = """
@@ -377,7 +380,8 @@ async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: O
 _CASE_COLUMNS = (
     "kind", "idx", "name", "dims", "passed", "message", "details", "method", "runtime_median_us", "runtime_mean_us",
     "gflops", "gflops_mean", "gbps", "flops", "bytes", "samples", "cv", "converged", "rse", "dropped_samples",
-    "sm_clock_mhz", "temperature_c", "measured_seconds", "wall_clock_us", "host_waits",
+    "sm_clock_mhz", "temperature_c", "measured_seconds", "wall_clock_us", "host_waits", "host_bound", "judge_clock",
+    "host_part_us",
 )  # fmt: skip
 _TIMING_FIELDS = _CASE_COLUMNS[7:]
 

@@ -9,6 +9,7 @@ from arena.render import render_result as render_cli
 from bot.ui.embeds import render_result as render_embed
 from core.result_view import CASE_HEADERS
 from runner.api import CaseTiming, SubmissionResult
+from runner.names import HOST_BOUND_LINE
 
 
 def _timing(index: int, runtime_us: float, gflops: float, flops: int) -> CaseTiming:
@@ -67,3 +68,21 @@ def test_the_summary_and_the_timing_method_read_the_same_in_both() -> None:
     assert "geometric mean: 1,235 GFLOPS" in cli and fields["Geometric mean GFLOPS"] == "1,235"
     assert "(arithmetic mean: 24,703 GFLOPS)" in cli and fields["Arithmetic mean GFLOPS"] == "24,703"
     assert "timing method: seed" in cli and "seed" in fields["Timing"]
+
+
+def test_a_host_bound_case_is_named_in_one_line_by_the_cli_discord_and_the_web() -> None:
+    from web.html import esc
+    from web.result_parts import timing_part
+
+    bound = RESULT.model_copy(
+        update={"timings": [t.model_copy(update={"host_bound": t.index == 1}) for t in RESULT.timings]}
+    )
+    line = f"{HOST_BOUND_LINE} (case1)"
+    assert line in render_cli(bound).splitlines()
+    fields = {f.name: f.value for f in render_embed(9, bound, None).fields}
+    assert line in (fields["Timing"] or "")
+    assert str(esc(f"{line}.")) in str(timing_part(bound, None, 9))
+    for shown in (render_cli(RESULT), str(timing_part(RESULT, None, 9))):
+        assert "host-bound" not in shown
+    every = RESULT.model_copy(update={"timings": [t.model_copy(update={"host_bound": True}) for t in RESULT.timings]})
+    assert f"{HOST_BOUND_LINE} (every case)" in render_cli(every)

@@ -48,6 +48,9 @@ def _timing(index: int, method: str, scale: float) -> CaseTiming:
         measured_seconds=0.75 * scale,
         wall_clock_us=14.0625 * scale,
         host_waits=True,
+        host_bound=True,
+        judge_clock=index == 1,
+        host_part_us=48.5 * scale,
     )
 
 
