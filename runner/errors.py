@@ -103,8 +103,8 @@ class CallTimeoutError(SubmissionError):
 
 
 class HostTooNoisyError(SubmissionError):
-    """The runner's host was too busy for a check to tell load from hidden work. Never a verdict on the
-    submission: the run can simply be tried again."""
+    """The runner's host was too busy to rank a run: its samples stayed disturbed when measured again. Never a
+    verdict on the submission: the run can simply be tried again (runner/judge/case_protocol.py)."""
 
     code = "host_busy"
 

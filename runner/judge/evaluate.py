@@ -47,6 +47,7 @@ from runner.errors import (
 )
 from runner.gpus import implausible_time, physical_floor, spec_for
 from runner.judge.case_buffers import CaseBuffers
+from runner.judge.case_protocol import HOST_BOUND_LINE, time_case
 from runner.judge.floor_work import unavoidable_work
 from runner.judge.judged_timer import JudgedTimer
 from runner.judge.launcher_link import LauncherLink
@@ -196,13 +197,21 @@ def _keep(ev: Evaluation, phase: str, stdout: tuple[str, int], stderr: tuple[str
 
 
 def _timing_notes(timings: list[CaseTiming]) -> list[str]:
+    notes = []
     waiting = [t.name for t in timings if t.host_waits]
-    if not waiting:
-        return []
-    return [
-        f"The call waits for the GPU inside (a synchronise, .item() or a blocking copy) on {', '.join(waiting)}: "
-        "its time includes the host's part of that wait. Remove the wait to be timed on the GPU's work alone."
-    ]
+    if waiting:
+        notes.append(
+            f"The call waits for the GPU inside (a synchronise, .item() or a blocking copy) on {', '.join(waiting)}: "
+            "its time includes the host's part of that wait. Remove the wait to be timed on the GPU's work alone."
+        )
+    bound = [t.name for t in timings if t.host_bound]
+    if bound:
+        notes.append(
+            f"{HOST_BOUND_LINE} on {', '.join(bound)}: the runner's own clock saw each call take longer than its "
+            "timing events, so the case is timed by the clock that sees all the work. Do less on the host inside "
+            "the call to be timed on the GPU's work alone."
+        )
+    return notes
 
 
 def evaluate(
@@ -479,8 +488,9 @@ def _run_benchmark(
     try:
         _share(ev, link, buffers, reset_l2=method.flushes_l2)
         timer = JudgedTimer(link, buffers, verify, method, seed, index, device_name=ev.device, sensors=sensors)
-        with _failures_on(case["name"], timed=True):
-            timing = measure_case(
+
+        def measure() -> CaseTiming:
+            return measure_case(
                 [None],
                 timer,
                 config,
@@ -490,11 +500,9 @@ def _run_benchmark(
                 name=case["name"],
                 dims=list(case["dims"]),
             )
-            timer.check()
-        wall = timer.wall_estimate_s()
-        timing = timing.model_copy(
-            update={"wall_clock_us": None if wall is None else wall * 1e6, "host_waits": timer.host_waits}
-        )
+
+        with _failures_on(case["name"], timed=True):
+            timing = time_case(timer, measure, ranked=ev.request.mode == "ranked")
     finally:
         buffers.close()
     _check_plausible(ev, case, timing, output_bytes, method.flushes_l2)

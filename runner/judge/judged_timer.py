@@ -12,26 +12,32 @@ that a spin kernel of a duration the judge measured itself replaces the solution
 - the calibration samples must read the spin's known duration (a timer scaled, shifted or frozen in the
   launcher fails this);
 - the wall clock: the solution batches' time per sample, minus the calibration batches', plus the known spin,
-  is what a sample really took. The mean reported time may not fall short of it by more than a tolerance.
-  Work hidden from the events, or readings rewritten on their way to the judge, cost real time on the
-  judge's clock, and every output of every batch is verified, so that time cannot be skipped.
+  is what a sample really took. When the reported times fall short of it beyond the clock's noise, the call
+  costs more than its events say: host work inside the call, or work hidden from the events, or readings
+  rewritten on their way. Which of these it is does not matter, and a disagreement of two clocks proves none of
+  them, so the check accuses nobody: it says whether the clocks agree (`ClockAgreement`), and the case is then
+  timed by the clock that sees all the work (runner/judge/case_protocol.py).
 """
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 
-from runner.errors import HostTooNoisyError, IntegrityError
+from runner.errors import IntegrityError
 from runner.judge.case_buffers import CaseBuffers
 from runner.judge.host_load import BUSY_STALL_FRACTION, CpuPressure
 from runner.judge.launcher_link import Batch, LauncherLink, Reading
-from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
+from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s, known_work
 from runner.timing.gpu import MAX_SPIN_S, MIN_SPIN_S, GpuSensors, covering_spin_s
 from runner.timing.methods import TimingMethod
+
+log = logging.getLogger(__name__)
 
 MIN_CHECKED_BATCHES = 5
 # A case whose wall-clock shortfall is over the bound after MIN_CHECKED_BATCHES gets this many batches in all
@@ -59,13 +65,32 @@ KNOWN_SPIN_MIN_S = 20e-6
 KNOWN_SPIN_MAX_S = 1e-3
 # The calibration samples' median must match the known spin within this (relative, absolute).
 PURE_TOLERANCE = (0.10, 3e-6)
+# On the CPU the calibration call is known work (runner.timing.calibration.known_work), which a loaded host can
+# only make longer: its readings may not fall under this share of the judge's own fastest time for the same work.
+# A clock scaled to 1 % (tests/adversarial/submissions/patch_harness_objects.py) reads 0.01.
+CPU_CALIBRATION_FLOOR = 0.5
+# The judge times the known work this many times and keeps the fastest: its own pauses only add time.
+KNOWN_WORK_REPEATS = 5
 # How far the reported time may fall short of the judge's wall-clock estimate is the method's
 # (TimingMethod.wall_tolerance and gross_shortfall, in runner/timing/methods/).
-# A shortfall of the median that the least disturbed batches explain passes only when this many solution batches,
-# each against the fastest calibration batch, account for the reported time. One fast solution batch is no
-# evidence: on an H100 a cheat whose calls took 115 µs on the judge's clock against 60 µs reported (batches of one
-# sample, each about 2 ms of harness) passed once on its least disturbed batches, and was rejected on every rerun.
+# A shortfall of the median that the least disturbed batches explain counts as agreement only when this many
+# solution batches, each against the fastest calibration batch, account for the reported time. One fast solution
+# batch is no evidence: on an H100 a side-stream cheat whose calls took 115 µs on the judge's clock against 60 µs
+# reported (batches of one sample, each about 2 ms of harness) once looked timed right on its fastest batch alone.
 CORROBORATING_BATCHES = 3
+
+
+class ClockAgreement(Enum):
+    """What the judge's clock says of the reported times of a case. None of these is a verdict."""
+
+    AGREES = "agrees"
+    """The readings account for the call's time, within the clock's noise."""
+    UNSETTLED = "unsettled"
+    """The median says the readings fall short, but the least disturbed batches, or a busy host, leave it open
+    whether the host's pauses made the difference: measure again."""
+    HOST_BOUND = "host_bound"
+    """The judge's clock sees more time per call than the readings, beyond its noise, even on the least disturbed
+    batches: the call costs more than its events say, and is timed with the host's part included."""
 
 
 # The most GPU idle time (in spins) one uncovered sample may account for in the wall-clock check.
@@ -180,11 +205,20 @@ class JudgedTimer:
     # Per calibration batch: the launcher's median reading of the known spin, and the judge's own just after.
     calibration: list[tuple[float, float]] = field(default_factory=list)
     wall: WallClock = field(default_factory=WallClock)
-    # For the rejection message: how often the spin did not cover the host, and how long the host took.
+    # For the messages and logs: how often the spin did not cover the host, and how long the host took.
     host_spans: list[float] = field(default_factory=list)
+    # The host's time inside each timed call (the launcher's clock), for telling a host-bound call (case_protocol).
+    call_spans: list[float] = field(default_factory=list)
     uncovered_samples: int = 0
     # Set once the call is seen to wait for the GPU inside (WAITING_EVIDENCE_BATCHES).
     host_waits: bool = False
+    # Set when the judge's clock saw more time per call than the readings (ClockAgreement.HOST_BOUND): the case is
+    # measured again with the spin covering only the harness, so the events see the host's part of each call.
+    host_bound: bool = False
+    # Whether the batches, the spin, the event overhead and the known spin are sized: a case measured again keeps them.
+    calibrated: bool = False
+    # The covering spin as the first measurement sized it, for a case measured again from the start.
+    sized_spin_s: float = MIN_SPIN_S
     waiting_batches: int = 0
     # The spin that covers the harness's own enqueue work, without the call: all a waiting call can use.
     harness_spin_s: float = MIN_SPIN_S
@@ -204,7 +238,10 @@ class JudgedTimer:
 
     def calibrate(self, _call: object) -> None:
         """Size the batches and the spin from a first small batch, measure the event overhead and set the
-        known spin."""
+        known spin. A case measured again (`restart`) keeps what its first measurement sized."""
+        if self.calibrated:
+            return
+        self.calibrated = True
         self.batch_size = 1
         readings = self._solution_batch().readings
         if readings[0].elapsed_s < SLOW_CALL_S:
@@ -217,11 +254,13 @@ class JudgedTimer:
         self.call_estimate_s = max(_median([max(r.host_span_s, r.elapsed_s) for r in readings]), estimate)
         self.batch_size = max(1, min(len(self.buffers.sets), int(self.method.batch_budget_s / max(estimate, 1e-7))))
         if not self.method.covering_spin:
+            if self.method.calibration_check:
+                self._measure_known_work(min(max(estimate, KNOWN_SPIN_MIN_S), KNOWN_SPIN_MAX_S))
             return
         # The first sample of a case pays one-off costs (lazy module loading, first touches): sizing the spin
         # on it once made every later sample carry a 5 ms spin, and the wall clock drown in the spin's jitter.
         settled = readings[1:] or readings
-        self.spin_s = covering_spin_s(_median([r.host_span_s for r in settled]))
+        self.spin_s = self.sized_spin_s = covering_spin_s(_median([r.host_span_s for r in settled]))
         self.harness_spin_s = covering_spin_s(_median([max(r.host_span_s - r.call_s, 0.0) for r in settled]))
         self._note_waiting(readings)
         if self.method.event_overhead_correction:
@@ -241,27 +280,65 @@ class JudgedTimer:
 
     # --- checks at the end of a case ---
 
-    def check(self) -> None:
-        """Raise IntegrityError when the launcher's readings disagree with the judge's calibration or clock."""
+    def check(self) -> ClockAgreement:
+        """Raise IntegrityError when the calibration samples do not read the known spin (a timer rewritten); say
+        whether the judge's own clock agrees with the readings."""
         if not self.method.checks_readings:
-            return
+            return ClockAgreement.AGREES
         while self.wall.batches < MIN_CHECKED_BATCHES:
             self._run_batch()
         if self.method.calibration_check:
             self._check_calibration()
         if not self.method.wall_clock_check:
-            return
+            return ClockAgreement.AGREES
         if self._over_wall_tolerance():
             while self.wall.batches < RECHECK_BATCHES:
                 self._run_batch()
-        self._check_wall_clock()
+        return self._wall_agreement()
+
+    def restart(self, *, include_host: bool = False) -> None:
+        """Forget this case's samples and checked batches, for a new measurement with the same sizing; with
+        `include_host`, one whose events see the host's part of every call: the spin covers only the harness's own
+        enqueue work, and every sample counts, covered or not. Without it, the case starts again as first sized
+        (a call found to wait for the GPU still counts its wait)."""
+        self.trials = False
+        self.pending.clear()
+        self.calibration.clear()
+        self.wall = WallClock()
+        self.host_spans = []
+        self.call_spans = []
+        self.uncovered_samples = 0
+        self.waiting_batches = 0
+        self.host_bound = include_host
+        if not self.method.covering_spin:
+            return
+        # A host-bound call gets the shortest spin: whatever of the call's host work runs while the spin does is
+        # hidden from the events, and the harness's own sizing (taken from spans that include its copies after the
+        # call) left up to a few hundred µs of it hidden on a loaded H200 host.
+        if self.host_bound:
+            self.spin_s = MIN_SPIN_S
+        else:
+            self.spin_s = self.harness_spin_s if self.host_waits else self.sized_spin_s
+
+    def host_part_s(self) -> float:
+        """The median host time inside the timed calls, by the launcher's clock (0 before any)."""
+        return _median(self.call_spans)
+
+    @property
+    def counts_host(self) -> bool:
+        """Whether every sample counts with the host's part of the call in it (a waiting or host-bound call)."""
+        return self.host_waits or self.host_bound
 
     def _check_calibration(self) -> None:
         # Each calibration batch against the judge's own reading of the same spin taken right after it, at the
         # same clock: a GPU still raising its clocks makes a spin of fixed cycles shorter from one moment to the next.
         known = _median([k for _, k in self.calibration])
         measured = known + _median([m - k for m, k in self.calibration])
-        if abs(measured - known) > PURE_TOLERANCE[0] * known + PURE_TOLERANCE[1]:
+        if self.method.on_gpu:
+            off = abs(measured - known) > PURE_TOLERANCE[0] * known + PURE_TOLERANCE[1]
+        else:
+            off = measured < CPU_CALIBRATION_FLOOR * known
+        if off:
             raise IntegrityError(
                 f"The timer disagreed with the calibration kernel on case {self.case_name}: it reported "
                 f"{measured * 1e6:.1f} µs for a kernel the runner measured at {known * 1e6:.1f} µs. Something in "
@@ -294,53 +371,50 @@ class JudgedTimer:
         gross = self.method.gross_shortfall
         return gross is not None and shortfall > gross[1] and estimate - shortfall < gross[0] * estimate
 
-    def _check_wall_clock(self) -> None:
-        estimate = _median(self.wall.estimates)
-        reported = _median(self.wall.reported)
+    def _wall_agreement(self) -> ClockAgreement:
         if not self._over_wall_tolerance():
-            return
+            return ClockAgreement.AGREES
+        reported = _median(self.wall.reported)
         shortfalls = self.wall.least_disturbed_shortfalls()
         best = shortfalls[0]
         if not self._short(best, best + reported):
             accounting = sum(not self._short(s, s + reported) for s in shortfalls)
             if accounting >= min(CORROBORATING_BATCHES, len(shortfalls)):
-                return  # the least disturbed batches account for the time: the rest was the host's pauses
+                return ClockAgreement.AGREES  # the least disturbed batches account for the time: the host paused
             if self.method.gross_shortfall is not None:
                 # The CPU's method keeps the best case alone: on a loaded 2-core host an honest torch.mv had only
                 # 2 of 17 batches account for its time, on every retry, since the CPU's clock carries the host's
-                # pauses in every batch. Its gross-shortfall rule still catches a call reported at a fraction of
-                # its time. The GPU methods' batches of one sample scatter by tens of µs: they need corroboration.
-                return
+                # pauses in every batch. The GPU methods' batches of one sample scatter by tens of µs: they need
+                # corroboration.
+                return ClockAgreement.AGREES
             # The median says short and only the luckiest batch or two say otherwise: the clock's scatter alone
-            # can do that, with or without hidden work. Not evidence enough to pass, nor to accuse.
-            raise HostTooNoisyError(
-                f"The runner could not check the timing of case {self.case_name}: its own clock says each call "
-                f"took {estimate * 1e6:.1f} µs against {reported * 1e6:.1f} µs reported, and only {accounting} of "
-                f"{len(shortfalls)} batches account for the difference ({self.wall.describe()}; "
-                f"{self._describe_batches()}). Its host's pauses cannot be told from hidden work on so few "
-                "batches. Nothing was found wrong with the submission: run it again."
+            # can do that.
+            return self._disagreement(
+                ClockAgreement.UNSETTLED,
+                f"only {accounting} of {len(shortfalls)} batches account for the reported time",
             )
         busy = self.pressure.busy_fraction()
         if busy is not None and busy > BUSY_STALL_FRACTION:
-            raise HostTooNoisyError(
-                f"The runner's host was too busy to check the timing of case {self.case_name} (tasks waited for a "
-                f"CPU {busy:.0%} of the time). Nothing is wrong with the submission: run it again."
-            )
+            return self._disagreement(ClockAgreement.UNSETTLED, f"tasks waited for a CPU {busy:.0%} of the time")
         if self.method.gross_shortfall is not None and not self._gross(best, best + reported):
             # On the CPU the harness's own work around a call (its bookkeeping, the reply) runs slower after a
             # call that swept the caches than after the empty calibration call: on a small virtual machine that
-            # alone put honest solutions 30 % short, now and then. Short of a gross shortfall, the judge cannot
-            # tell that from hidden work, so it asks for another run and accuses no one.
-            raise HostTooNoisyError(
-                f"The runner could not check the timing of case {self.case_name}: its own clock and the reported "
-                f"times differ by more than it allows ({self.wall.describe()}), which its host's own work around "
-                "each call can explain. Nothing was found wrong with the submission: run it again."
-            )
-        raise IntegrityError(
-            f"On case {self.case_name}, the runner's own clock says each call took {estimate * 1e6:.1f} µs, "
-            f"but {reported * 1e6:.1f} µs was reported ({self.wall.describe()}; {self._describe_batches()}). "
-            "Work was hidden from the timing events, or the readings were changed on their way to the runner."
+            # alone put honest solutions 30 % short, now and then.
+            return self._disagreement(ClockAgreement.UNSETTLED, "a moderate shortfall on the CPU")
+        return self._disagreement(ClockAgreement.HOST_BOUND, "the least disturbed batches are short as well")
+
+    def _disagreement(self, agreement: ClockAgreement, why: str) -> ClockAgreement:
+        log.info(
+            "case %s: the judge's clock says %.1f µs per call against %.1f µs reported (%s; %s; %s): %s",
+            self.case_name,
+            _median(self.wall.estimates) * 1e6,
+            _median(self.wall.reported) * 1e6,
+            self.wall.describe(),
+            self._describe_batches(),
+            why,
+            agreement.value,
         )
+        return agreement
 
     def _describe_batches(self) -> str:
         spans = sorted(self.host_spans) or [0.0]
@@ -361,22 +435,33 @@ class JudgedTimer:
         uncovered = sum(_uncovered(r) for r in batch.readings)
         self.uncovered_samples += uncovered
         self.host_spans += [r.host_span_s for r in batch.readings]
+        if self.trials:
+            self.call_spans += [r.call_s for r in batch.readings]
         if self.sensors is not None and self.sensors.throttled():
             kept = [None] * len(kept)
         if self.trials and self.method.checks_readings:
             calibration = self._calibration_batch()
-            known = 0.0
+            known = in_batch = 0.0
             if self.method.calibration_check:
-                known = self._own_spin_seconds(self.known_cycles, repeat=3)
-                self.calibration.append((_median([r.elapsed_s for r in calibration.readings]), known))
-            self.wall.add(batch.wall_s, calibration.wall_s, known, batch.readings, self.spin_s)
+                read = _median([r.elapsed_s for r in calibration.readings])
+                if self.method.on_gpu:
+                    known = in_batch = self._own_spin_seconds(self.known_cycles, repeat=3)
+                else:
+                    # The judge's fastest run of the known work is a floor: in the launcher's process it runs longer
+                    # (an honest n=7 vector add read -18.8 µs on the clock with the floor alone). The reading, never
+                    # below that floor, is what the calibration call took; a reading cut short only lowers it to the
+                    # floor, and one stretched only adds to the solution's estimate.
+                    known = self._own_work_seconds(self.known_cycles)
+                    in_batch = max(read, known)
+                self.calibration.append((read, known))
+            self.wall.add(batch.wall_s, calibration.wall_s, in_batch, batch.readings, self.spin_s)
         self.pending.extend(kept)
         # A lone late sample (a pause of the host) is only dropped. Only when many are late does the spin grow, so
         # that one hiccup does not lengthen every later sample; the spin is the same for a batch and its
         # calibration batch, which the wall-clock check needs.
         spans = [r.host_span_s for r in batch.readings]
-        if self.host_waits:
-            return  # no spin covers a call that waits; the harness's own spin stays
+        if self.counts_host:
+            return  # no spin covers a call that waits, nor is one wanted for a host-bound call: the harness's stays
         if uncovered * UNCOVERED_GROWTH_FRACTION[1] > len(kept) * UNCOVERED_GROWTH_FRACTION[0]:
             self.spin_s = max(self.spin_s, covering_spin_s(_upper_quartile(spans)))
             self.spin_s = min(2 * self.spin_s, MAX_SPIN_S)
@@ -442,7 +527,7 @@ class JudgedTimer:
 
     def _note_waiting(self, readings: list[Reading]) -> None:
         """Count batches that show a call waiting for the GPU; switch to timing it with its wait included."""
-        if not self.method.covering_spin or self.host_waits:
+        if not self.method.covering_spin or self.counts_host:
             return
         waiting = bool(readings) and all(_uncovered(r) and r.start_passed for r in readings)
         self.waiting_batches = self.waiting_batches + 1 if waiting else 0
@@ -451,7 +536,7 @@ class JudgedTimer:
             self.spin_s = self.harness_spin_s
 
     def _kept(self, reading: Reading) -> float | None:
-        if _uncovered(reading) and not self.host_waits:
+        if _uncovered(reading) and not self.counts_host:
             return None
         # Never below half the raw reading: the correction is small next to any real kernel.
         return max(reading.elapsed_s - self.overhead_s, reading.elapsed_s / 2)
@@ -495,6 +580,22 @@ class JudgedTimer:
         self.cycles_per_s = rate
         self.known_cycles = max(int(target_s * rate), 1)
         self.known_s = self._own_spin_seconds(self.known_cycles)
+
+    def _measure_known_work(self, target_s: float) -> None:
+        """The CPU's counterpart: the rate of the known work in this process, then the duration of the known work."""
+        probe = 200_000
+        rate = probe / self._own_work_seconds(probe)
+        self.known_cycles = max(int(target_s * rate), 1)
+        self.known_s = self._own_work_seconds(self.known_cycles)
+
+    def _own_work_seconds(self, units: int) -> float:
+        """The fastest of a few runs of the known work in the judge's own process."""
+        times = []
+        for _ in range(KNOWN_WORK_REPEATS):
+            start = time.perf_counter()
+            known_work(units)
+            times.append(time.perf_counter() - start)
+        return min(times)
 
     def _own_spin_seconds(self, cycles: int, repeat: int = 5) -> float:
         """A spin's duration under the launcher's protocol: a covering spin first, so that the launch latency of

@@ -179,7 +179,7 @@ class Launcher:
             if self.device == "cuda":
                 raw = self.harness.time_gpu(target, run, request.spin_cycles, request.known_cycles, request.protocol)
             else:
-                raw = self.harness.time_cpu(target, run)
+                raw = self.harness.time_cpu(target, run, request.known_cycles)
             readings.append(messages.Reading(**raw))
         return messages.Timed(readings, (before, self.harness.threads()))
 

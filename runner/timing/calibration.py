@@ -27,6 +27,13 @@ EMPTY_KERNEL_NCU_US: dict[str, float] = {
 MAX_EVENT_OVERHEAD_S = 3e-6
 
 
+def known_work(units: int) -> int:
+    """The CPU's calibration call: deterministic work whose length grows with `units` (about 10 ns a unit), done
+    in C so that neither tracing nor a patched Python function can shorten it. The judge times it in its own
+    process; the launcher's reading of it must not be shorter."""
+    return sum(range(units))
+
+
 def event_overhead_s(empty_kernel_s: float, device_name: str) -> float:
     """What to subtract from every sample: the empty kernel's time under the arena protocol minus its ncu
     duration on this GPU model, within [0, MAX_EVENT_OVERHEAD_S]; 0 for a model without a record."""

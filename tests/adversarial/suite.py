@@ -214,8 +214,11 @@ ENTRIES: tuple[Entry, ...] = (
         "forged_snapshot_side_stream.py",
         "stream_or_thread",
         "gpu",
-        LATE_GPU_WORK,
+        # The work it keeps from the events lands on the judge's clock, which then times the case: on an H200 its
+        # 1000x1003x997 case read 98.9 µs against the honest control's 60.1 µs, 0.88x the control's score.
+        LATE_GPU_WORK | {TRUE_COST},
         problem="matrix-multiplication",
+        control=_GPU_MATMUL_PY,
     ),
     _entry(
         "cu_detached_host_thread",

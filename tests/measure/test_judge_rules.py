@@ -11,10 +11,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from runner.errors import HostTooNoisyError, IntegrityError
 from runner.judge import host_load
-from runner.judge.judged_timer import RECHECK_BATCHES, WAITING_EVIDENCE_BATCHES, JudgedTimer, WallClock
+from runner.judge.judged_timer import (
+    RECHECK_BATCHES,
+    WAITING_EVIDENCE_BATCHES,
+    ClockAgreement,
+    JudgedTimer,
+    WallClock,
+)
 from runner.judge.launcher_link import Reading
+from runner.timing.gpu import MIN_SPIN_S
 from runner.timing.methods.arena import ARENA
 
 
@@ -117,20 +123,19 @@ def _checked_cpu_timer(clock: WallClock) -> JudgedTimer:
 
 
 @pytest.mark.usefixtures("quiet_host")
-def test_a_moderate_cpu_shortfall_asks_for_a_rerun_and_accuses_no_one() -> None:
+def test_a_moderate_cpu_shortfall_is_measured_again_and_accuses_no_one() -> None:
     # As seen on a 2-core virtual machine with an honest torch.mv: 340 µs reported against 510 µs on the clock,
     # every batch alike (no pause to discount), and the host not busy by its pressure figures.
     clock = _wall([660e-6] * RECHECK_BATCHES, [150e-6] * RECHECK_BATCHES, reported=340e-6)
-    with pytest.raises(HostTooNoisyError, match="its host's own work around each call"):
-        _checked_cpu_timer(clock).check()
+    assert _checked_cpu_timer(clock).check() is ClockAgreement.UNSETTLED
 
 
 @pytest.mark.usefixtures("quiet_host")
-def test_a_gross_cpu_shortfall_is_still_an_integrity_failure() -> None:
-    # Readings at a twentieth of the clock's estimate: more than any harness work or pause explains.
+def test_a_gross_cpu_shortfall_is_host_bound_not_a_verdict() -> None:
+    # Readings at a twentieth of the clock's estimate: more than any harness work or pause explains. The call
+    # costs what the clock says, whether it hid work or rewrote its readings: it is timed so, and accused of nothing.
     clock = _wall([660e-6] * RECHECK_BATCHES, [150e-6] * RECHECK_BATCHES, reported=25e-6)
-    with pytest.raises(IntegrityError, match="clock"):
-        _checked_cpu_timer(clock).check()
+    assert _checked_cpu_timer(clock).check() is ClockAgreement.HOST_BOUND
 
 
 @pytest.mark.usefixtures("quiet_host")
@@ -142,7 +147,7 @@ def test_a_cpu_call_whose_least_disturbed_batches_account_for_its_time_passes_wi
     clock = _wall(solution, [179.6e-6] * len(solution), reported=371.5e-6)
     assert clock.shortfall() > 100e-6  # the median is far over the bound
     assert sorted(clock.least_disturbed_shortfalls())[2] > 100e-6  # two batches account for the time, not three
-    assert _checked_cpu_timer(clock).check() is None
+    assert _checked_cpu_timer(clock).check() is ClockAgreement.AGREES
 
 
 def _checked_gpu_timer(clock: WallClock) -> JudgedTimer:
@@ -177,7 +182,7 @@ def _solution_walls(per_call: float, offsets_us: list[float]) -> list[float]:
 
 
 @pytest.mark.usefixtures("quiet_host")
-def test_one_lucky_batch_does_not_pass_a_call_that_hid_half_its_time() -> None:
+def test_one_lucky_batch_does_not_settle_a_call_that_hid_half_its_time() -> None:
     # Calls that really take 115 µs, reported as 60 µs: every batch short by 55 µs, but the scatter of the one-sample
     # batches gave one solution batch a harness 45 µs quicker than the fastest calibration batch's. The old rule
     # took that batch alone as the host's undisturbed time and passed the case.
@@ -185,15 +190,13 @@ def test_one_lucky_batch_does_not_pass_a_call_that_hid_half_its_time() -> None:
     clock = _one_sample_wall(_solution_walls(115.3e-6, offsets))
     assert clock.shortfall() > 40e-6  # the median: over the 20 % bound
     assert clock.best_case_shortfall() < 15e-6  # what let it through: within the 15 µs bound
-    with pytest.raises(HostTooNoisyError, match="only 1 of 15 batches account"):
-        _checked_gpu_timer(clock).check()
+    assert _checked_gpu_timer(clock).check() is ClockAgreement.UNSETTLED
 
 
 @pytest.mark.usefixtures("quiet_host")
-def test_the_same_shortfall_without_a_lucky_batch_is_an_integrity_failure() -> None:
+def test_the_same_shortfall_without_a_lucky_batch_is_host_bound() -> None:
     clock = _one_sample_wall(_solution_walls(115.3e-6, [3, 14, -5, 22, 3, 0, 18, 8, -4, 27, 1, 10, 0, 5, 19]))
-    with pytest.raises(IntegrityError, match="runner's own clock says each call took"):
-        _checked_gpu_timer(clock).check()
+    assert _checked_gpu_timer(clock).check() is ClockAgreement.HOST_BOUND
 
 
 @pytest.mark.usefixtures("quiet_host")
@@ -204,12 +207,39 @@ def test_an_honest_call_whose_solution_batches_the_host_paused_still_passes() ->
     offsets = [120, 0, 250, 4, 90, 300, 3, 180, 140, 1, 210, 0, 95, 160, 2]
     clock = _one_sample_wall(_solution_walls(REPORTED_S, offsets))
     assert clock.shortfall() > 80e-6
-    assert _checked_gpu_timer(clock).check() is None
+    assert _checked_gpu_timer(clock).check() is ClockAgreement.AGREES
 
 
 @pytest.mark.usefixtures("quiet_host")
-def test_an_honest_call_paused_in_all_but_one_batch_is_asked_to_run_again_never_accused() -> None:
+def test_an_honest_call_paused_in_all_but_one_batch_is_measured_again_never_accused() -> None:
     offsets = [120, 230, 250, 110, 90, 300, 140, 180, 140, 100, 210, 2, 95, 160, 170]
     clock = _one_sample_wall(_solution_walls(REPORTED_S, offsets))
-    with pytest.raises(HostTooNoisyError, match="Nothing was found wrong with the submission"):
-        _checked_gpu_timer(clock).check()
+    assert _checked_gpu_timer(clock).check() is ClockAgreement.UNSETTLED
+
+
+def test_a_shortfall_on_a_busy_host_is_unsettled_not_host_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same short readings as the host-bound case above, but tasks waited for a CPU half the time: the judge
+    # cannot tell its own pauses from the call's, so it measures again rather than decide.
+    pressure_file = tmp_path / "cpu"
+    pressure_file.write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=1000000\nfull avg10=0 total=0\n")
+    monkeypatch.setattr(host_load, "PRESSURE_FILE", str(pressure_file))
+    clock = iter([100.0, 102.0])
+    monkeypatch.setattr(host_load.time, "monotonic", lambda: next(clock))
+    wall = _one_sample_wall(_solution_walls(115.3e-6, [3, 14, -5, 22, 3, 0, 18, 8, -4, 27, 1, 10, 0, 5, 19]))
+    timer = _checked_gpu_timer(wall)
+    pressure_file.write_text("some avg10=50.00 avg60=0.00 avg300=0.00 total=2000000\nfull avg10=0 total=0\n")
+    assert timer.check() is ClockAgreement.UNSETTLED
+
+
+def test_a_restart_with_the_host_included_counts_every_sample_under_the_shortest_spin() -> None:
+    timer = _timer()
+    timer.spin_s, timer.harness_spin_s = 400e-6, 30e-6
+    timer.wall = _wall([130e-6] * 5, [30e-6] * 5, reported=10e-6)
+    uncovered = _reading(covered=20e-6, span=200e-6, passed=False)
+    assert timer._kept(uncovered) is None
+    timer.restart(include_host=True)
+    assert timer.host_bound and timer.spin_s == MIN_SPIN_S
+    assert timer.wall.batches == 0 and not timer.pending
+    assert timer._kept(uncovered) == pytest.approx(10e-6)

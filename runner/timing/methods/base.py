@@ -43,7 +43,8 @@ class TimingMethod:
     # Launcher: synchronise the device before each sample (the seed's loop).
     syncs_before_sample: bool
     # Judge: with each batch a batch of calibration samples in which a spin of a duration the judge measured
-    # itself replaces the solution; their median must read that duration.
+    # itself replaces the solution (on the CPU, known work: runner.timing.calibration.known_work); their median
+    # must read that duration (on the CPU, not read shorter: a loaded host only lengthens it).
     calibration_check: bool
     # Judge: the wall-clock check, and its tolerance (None: no check). Readings may fall short of the judge's
     # own clock's estimate of one sample by at most max(relative · estimate, absolute).
