@@ -31,7 +31,7 @@ from core.browse import ProblemEntry, get_problem_entry, list_problems
 from core.contests import ContestBoard, ContestView, hidden_problem_ids
 from core.contests.views import rating_table
 from core.errors import UnknownProblemError
-from core.leaderboard import get_rank
+from core.leaderboard import get_rank, older_protocol
 from core.problems import SLUG, shown
 from core.quota import user_queue, user_quota
 from core.store.leaderboard import ANY_LANGUAGE, BoardRow
@@ -39,6 +39,7 @@ from problems.base import DTYPES, Problem
 from problems.catalog import CatalogError, data_types, describe, static_problem
 from problems.registry import builtin_problems, canonical_slug
 from problems.starter import STARTER_LANGUAGES, generate_starter, param_summary, starter_filename, tolerance_summary
+from runner.protocol import protocol_version
 
 log = logging.getLogger(__name__)
 
@@ -229,6 +230,8 @@ def _entry(row: BoardRow) -> m.BoardEntry:
         language=row.language,
         score=row.score,
         submitted_at=row.submitted_at,
+        protocol=row.protocol,
+        older_protocol=older_protocol(row),
     )
 
 
@@ -272,6 +275,7 @@ async def get_leaderboard(request: web.Request) -> web.Response:
             has_next=found.page.has_next if found.page is not None else False,
             entries=[_entry(r) for r in board.rows] if board is not None else [],
             caller=caller,
+            protocol=protocol_version(),
             boards=[
                 m.BoardKey(gpu_type=b.gpu_type, dtype=b.dtype, method=b.method, entries=b.entries) for b in found.boards
             ],

@@ -127,6 +127,12 @@ class BoardEntry(_Wire):
     language: str
     score: float = Field(description="geometric mean over the cases, in `unit`")
     submitted_at: datetime
+    protocol: str | None = Field(
+        None, description="the timing protocol's version that timed the entry (None: recorded before versions)"
+    )
+    older_protocol: bool = Field(
+        False, description="timed under another protocol than the current one: it is due to be re-judged"
+    )
 
 
 class Leaderboard(_Wire):
@@ -146,6 +152,7 @@ class Leaderboard(_Wire):
     entries: list[BoardEntry]
     caller: BoardEntry | None = Field(description="the caller's own row on this board, wherever it ranks")
     boards: list[BoardKey]
+    protocol: str = Field(description="the current timing protocol's version; entries timed under another are marked")
 
 
 # -- contests ---------------------------------------------------------------------------------------------------

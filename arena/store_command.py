@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 
 import asyncpg
@@ -32,3 +33,24 @@ def store_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
             raise UserFacingError(f"The store cannot be used: {exc}") from exc
 
     return run
+
+
+def print_json(data: object) -> None:
+    print(json.dumps(data, indent=2, default=str))
+
+
+def json_store_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
+    """`store_command`, with `--json` errors: `{"error": {"code", "message"}}` on stdout and exit 2, as a script
+    reading the output expects, instead of the one-line message on stderr."""
+    run = store_command(command)
+
+    def handler(args: argparse.Namespace) -> int:
+        if not args.json:
+            return run(args)
+        try:
+            return run(args)
+        except UserFacingError as exc:
+            print_json({"error": {"code": "refused", "message": exc.message}})
+            return 2
+
+    return handler

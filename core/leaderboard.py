@@ -16,6 +16,7 @@ from core.store.leaderboard import ANY_LANGUAGE, BoardKey, BoardRow, BoardSummar
 from core.store.pool import Conn
 from core.store.problems import ProblemVersion
 from runner.names import LANGUAGES, METHODS
+from runner.protocol import protocol_version
 
 MAX_PAGE = 100
 
@@ -35,6 +36,25 @@ class Board:
     @property
     def score_unit(self) -> str:
         return "GFLOPS" if self.problem.score_metric == "gflops" else "GB/s"
+
+
+def older_protocol(row: BoardRow) -> bool:
+    """Whether the entry was timed under another timing protocol than the current one (runner.protocol), or before
+    results carried one: its time was measured otherwise than a new run's would be. `arena rejudge` re-runs it."""
+    return row.protocol != protocol_version()
+
+
+OLDER_PROTOCOL_MARK = "†"
+
+
+def older_protocol_note(rows: list[BoardRow]) -> str | None:
+    """The line under a board whose rows include entries timed under an older protocol; None when none is."""
+    if not any(older_protocol(r) for r in rows):
+        return None
+    return (
+        f"{OLDER_PROTOCOL_MARK} timed under an older timing protocol than the current {protocol_version()}: a "
+        "moderator re-judges such entries with `arena rejudge`."
+    )
 
 
 def _language(language: str | None) -> str:

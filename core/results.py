@@ -81,6 +81,7 @@ def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str)
         "notes": tuple(result.notes),
         "phase_seconds": dict(result.phase_seconds),
         "output": stored_output(result.output),
+        "protocol": result.protocol,
     }
     problem = _mismatch(sub, result)
     if problem is not None:
@@ -292,6 +293,7 @@ def stored_result(
         notes=sub.notes,
         profile=profile,
         output=[PhaseOutput.model_validate(o) for o in sub.output],
+        protocol=sub.protocol,
     )
 
 

@@ -288,6 +288,11 @@ class SubmissionResult(_Model):
         default_factory=list, description="static tripwires in the source, for reviewers; never part of a verdict"
     )
     profile: ProfileReport | None = Field(None, description="mode `profile`: what Nsight Compute measured")
+    protocol: str | None = Field(
+        None,
+        description="the timing protocol's version that timed this run (runner.protocol: a digest of the judge's "
+        "timing code and the service's settings); None for runs recorded before versions existed",
+    )
     output: list[PhaseOutput] = Field(
         default_factory=list, description="what the solution printed, per phase that printed anything"
     )

@@ -24,7 +24,8 @@ from problems.starter import STARTER_LANGUAGES
 from runner import names
 from tests.import_graph import PROJECT_PACKAGES, direct_imports, import_closure, module_file, modules_under
 
-RUNNER_CONTRACT = {"runner", "runner.api", "runner.client", "runner.names"}
+# runner.protocol is the timing protocol's version, which the boards compare entries with: it reads files, no torch.
+RUNNER_CONTRACT = {"runner", "runner.api", "runner.client", "runner.names", "runner.protocol"}
 # The one list of each kind of name, by its name in runner.names.
 NAME_LISTS: dict[str, tuple[str, ...]] = {
     "DTYPES": names.DTYPES,
@@ -69,6 +70,15 @@ def test_problems_import_nothing_of_the_runner_or_the_service(module: str) -> No
 def test_the_walk_sees_an_import_of_the_runner_from_problems() -> None:
     # The check above could fail: the runner's judge imports problems, so the walk crosses packages where it should.
     assert "problems.verification" in import_closure("runner.judge.evaluate")
+
+
+def test_the_protocol_version_imports_only_the_wire_models() -> None:
+    assert _runner_modules(import_closure("runner.protocol")) == {
+        "runner",
+        "runner.api",
+        "runner.names",
+        "runner.protocol",
+    }
 
 
 def test_the_names_import_nothing_of_the_project() -> None:

@@ -15,7 +15,7 @@ from typing import TypeVar
 from core.browse import ProblemEntry
 from core.contests import BoardLine, ContestBoard
 from core.contests.views import HistoryLine, RatingCard
-from core.leaderboard import LANGUAGES
+from core.leaderboard import LANGUAGES, OLDER_PROTOCOL_MARK, older_protocol, older_protocol_note
 from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmission, RatingPage
 from core.rating import Rating, conservative_rating
 from core.result_view import (
@@ -203,7 +203,7 @@ def _board(pb: ProblemBoard) -> Html:
         (
             r.rank,
             link(player_path(r.user_id), r.display_name),
-            format_rate(r.score),
+            format_rate(r.score) + (OLDER_PROTOCOL_MARK if older_protocol(r) else ""),
             _runtime(pb.runtimes_us.get(r.submission_id)),
             r.language,
             link(submission_path(r.submission_id), f"#{r.submission_id}"),
@@ -227,6 +227,7 @@ def _board(pb: ProblemBoard) -> Html:
         head
         + caption
         + table(headers, rows, numeric=(0, 2, 3), css="board")
+        + Html("".join(f'<p class="meta older-protocol">{esc(n)}</p>' for n in [older_protocol_note(board.rows)] if n))
         + Html(
             '<p class="meta">Equal scores share a place. The runtime is the geometric mean of the median time '
             "of each timed case; a submission's page has each case.</p>"

@@ -4,16 +4,14 @@ revoking a runner's credential. Works on the store (embedded unless DATABASE_URL
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
 from arena.render import table
-from arena.store_command import StoreCommand, store_command
+from arena.store_command import json_store_command, print_json
 from core import fleet
 from core.errors import UserFacingError
 from core.fleet import GPU_TYPE_PATTERN, FleetSettings
@@ -21,27 +19,6 @@ from core.fleet_canary import rerun_flagged
 from core.moderation import Actor
 from core.settings import Settings
 from core.store import fleet as fleet_store
-
-
-def _print_json(data: object) -> None:
-    print(json.dumps(data, indent=2, default=str))
-
-
-def _fleet_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
-    """`store_command`, with `--json` errors: `{"error": {"code", "message"}}` on stdout and exit 2, as a script
-    reading the output expects, instead of the one-line message on stderr."""
-    run = store_command(command)
-
-    def handler(args: argparse.Namespace) -> int:
-        if not args.json:
-            return run(args)
-        try:
-            return run(args)
-        except UserFacingError as exc:
-            _print_json({"error": {"code": "refused", "message": exc.message}})
-            return 2
-
-    return handler
 
 
 def _ago(when: datetime | None) -> str:
@@ -59,7 +36,7 @@ async def _token_create(pool: asyncpg.Pool, settings: Settings, args: argparse.N
     days = args.days if args.days is not None else FleetSettings().join_token_days
     made = await fleet.create_join_token(pool, args.pool, note=args.note or "", lifetime=timedelta(days=days))
     if args.json:
-        _print_json({"id": made.row.id, "pool": args.pool, "token": made.token, "expires_at": made.row.expires_at})
+        print_json({"id": made.row.id, "pool": args.pool, "token": made.token, "expires_at": made.row.expires_at})
         return 0
     # The token alone goes to stdout, so that `arena fleet token create --pool cpu > cpu.token` makes the file a
     # runner's --token-file reads; what it is for goes to stderr.
@@ -73,7 +50,7 @@ async def _token_create(pool: asyncpg.Pool, settings: Settings, args: argparse.N
 async def _tokens(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
     listed = await fleet_store.list_join_tokens(pool)
     if args.json:
-        _print_json([asdict(t) for t in listed])
+        print_json([asdict(t) for t in listed])
         return 0
     rows = []
     for t in listed:
@@ -92,7 +69,7 @@ async def _token_revoke(pool: asyncpg.Pool, settings: Settings, args: argparse.N
     if not await fleet_store.revoke_join_token(pool, args.id):
         raise UserFacingError(f"No usable token has id {args.id}; `arena fleet tokens` lists them.")
     if args.json:
-        _print_json({"id": args.id, "revoked": True})
+        print_json({"id": args.id, "revoked": True})
         return 0
     print(f"Token {args.id} revoked: no new runner joins with it. Runners that joined keep their own credentials.")
     return 0
@@ -101,7 +78,7 @@ async def _token_revoke(pool: asyncpg.Pool, settings: Settings, args: argparse.N
 async def _runners(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
     listed = await fleet_store.list_runners(pool, include_gone=args.all)
     if args.json:
-        _print_json([asdict(r) for r in listed])
+        print_json([asdict(r) for r in listed])
         return 0
     rows = []
     for r in listed:
@@ -117,7 +94,7 @@ async def _runners(pool: asyncpg.Pool, settings: Settings, args: argparse.Namesp
 async def _revoke(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
     row = await fleet.revoke(pool, args.name, args.reason or "revoked by an operator")
     if args.json:
-        _print_json(asdict(row))
+        print_json(asdict(row))
         return 0
     print(f"Runner {row.name} ({row.id}) revoked: dispatchers drop it, and its credential no longer works.")
     return 0
@@ -127,7 +104,7 @@ async def _rerun_flagged(pool: asyncpg.Pool, settings: Settings, args: argparse.
     actor = Actor(f"local:{settings.local_user}", settings.local_user)
     reruns = await rerun_flagged(pool, actor, args.runner)
     if args.json:
-        _print_json([asdict(r) for r in reruns])
+        print_json([asdict(r) for r in reruns])
         return 0
     if not reruns:
         print("No ranked result is flagged" + (f" on {args.runner}." if args.runner else "."))
@@ -147,26 +124,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     create.add_argument("--days", type=float, help="lifetime in days (default ARENA_FLEET_JOIN_TOKEN_DAYS or 30)")
     create.add_argument("--note", help="what the token is for")
     create.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    create.set_defaults(func=_fleet_command(_token_create))
+    create.set_defaults(func=json_store_command(_token_create))
     revoke_token = token_sub.add_parser("revoke", help="revoke a bootstrap token")
     revoke_token.add_argument("id", type=int)
     revoke_token.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    revoke_token.set_defaults(func=_fleet_command(_token_revoke))
+    revoke_token.set_defaults(func=json_store_command(_token_revoke))
     tokens = fleet_sub.add_parser("tokens", help="list the bootstrap tokens")
     tokens.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    tokens.set_defaults(func=_fleet_command(_tokens))
+    tokens.set_defaults(func=json_store_command(_tokens))
     runners = fleet_sub.add_parser("runners", help="list the runners in their pools")
     runners.add_argument("--all", action="store_true", help="include runners that left or were revoked")
     runners.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    runners.set_defaults(func=_fleet_command(_runners))
+    runners.set_defaults(func=json_store_command(_runners))
     revoke = fleet_sub.add_parser("revoke", help="revoke a runner's credential")
     revoke.add_argument("name")
     revoke.add_argument("--reason")
     revoke.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    revoke.set_defaults(func=_fleet_command(_revoke))
+    revoke.set_defaults(func=json_store_command(_revoke))
     rerun = fleet_sub.add_parser(
         "rerun-flagged", help="re-run the ranked results timed on a runner whose canaries drifted (flagged)"
     )
     rerun.add_argument("--runner", help="only those timed on this runner")
     rerun.add_argument("--json", action="store_true", help="print JSON (errors too)")
-    rerun.set_defaults(func=_fleet_command(_rerun_flagged))
+    rerun.set_defaults(func=json_store_command(_rerun_flagged))

@@ -20,6 +20,7 @@ from bot.ui.embeds import (
 )
 from bot.ui.views import Page
 from core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
+from core.leaderboard import OLDER_PROTOCOL_MARK, older_protocol, older_protocol_note
 from core.quota import ModeQuota, describe_quota, describe_rate
 from problems.catalog import CaseInfo
 
@@ -161,7 +162,11 @@ def render_leaderboard(page: LeaderboardPage, caller_name: str) -> discord.Embed
             me = " ◀" if page.caller and row.submission_id == page.caller.submission_id else ""
             name = clip(row.display_name, 18).replace("`", "'")
             date = row.submitted_at.strftime("%Y-%m-%d")
-            lines.append(f"`{row.rank:>4}  {name:<18} {format_rate(row.score):>10}  {row.language:<6}  {date}`{me}")
+            mark = OLDER_PROTOCOL_MARK if older_protocol(row) else " "
+            score = format_rate(row.score)
+            lines.append(f"`{row.rank:>4}  {name:<18} {score:>10}{mark} {row.language:<6}  {date}`{me}")
+        if (note := older_protocol_note(board.rows)) is not None:
+            lines.append(note)
         embed.description = clip("\n".join(lines), DESCRIPTION_LIMIT)
     if page.caller is not None:
         row = page.caller

@@ -43,6 +43,8 @@ class BoardRow:
     language: str
     score: float
     submitted_at: datetime
+    # The timing protocol's version of the entry's run (runner.protocol); None for runs recorded before versions.
+    protocol: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ async def rebuild(conn: Conn) -> int:
 _RANKED = """
 SELECT r.rank, r.user_id, (SELECT u.display_name FROM users u WHERE u.id = r.user_id) AS display_name,
        r.submission_id, (SELECT s.language FROM submissions s WHERE s.id = r.submission_id) AS language,
-       r.score, r.submitted_at
+       r.score, r.submitted_at, (SELECT s.protocol FROM submissions s WHERE s.id = r.submission_id) AS protocol
 FROM (
     SELECT * FROM (
         SELECT e.user_id, e.submission_id, e.score, e.submitted_at,
@@ -146,7 +148,7 @@ SELECT 1 + (SELECT count(*) FROM leaderboard_entries a WHERE {_BOARD_OF.format(a
               AND (t.submitted_at, t.submission_id) < (e.submitted_at, e.submission_id)) AS rank,
        e.user_id, (SELECT u.display_name FROM users u WHERE u.id = e.user_id) AS display_name,
        e.submission_id, (SELECT s.language FROM submissions s WHERE s.id = e.submission_id) AS language,
-       e.score, e.submitted_at
+       e.score, e.submitted_at, (SELECT s.protocol FROM submissions s WHERE s.id = e.submission_id) AS protocol
 FROM leaderboard_entries e
 WHERE e.problem_id = $1 AND e.problem_version = $2 AND e.gpu_type = $3 AND e.dtype = $4 AND e.method = $5
   AND e.language = $6 AND e.user_id = $7

@@ -93,6 +93,8 @@ class Submission:
     profile_case: int | None
     # What the solution printed in the latest run: runner.api.PhaseOutput objects as JSON (V018).
     output: list[dict[str, Any]] = field(default_factory=list)
+    # The timing protocol's version of the latest run (V024; None before it, or when it timed nothing).
+    protocol: str | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class Outcome:
     notes: tuple[str, ...] = ()
     phase_seconds: Mapping[str, float] = field(default_factory=dict)
     output: tuple[dict[str, Any], ...] = ()
+    protocol: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ _SELECT = """
            s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
            s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
            s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
-           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output
+           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output, s.protocol
     FROM submissions s JOIN problems p ON p.id = s.problem_id
 """
 
@@ -351,7 +354,7 @@ async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: O
         UPDATE submissions SET status = $2, score = $3, mean_score = $4, score_metric = $5, device = $6,
             runner = $7, error_code = $8, error_message = $9, error_log = $10, result_job_id = $11,
             method = $12, geomean_gflops = $13, mean_gflops = $14, geomean_gbps = $15, mean_gbps = $16,
-            notes = $17, phase_seconds = $18, output = $19, finished_at = now()
+            notes = $17, phase_seconds = $18, output = $19, protocol = $20, finished_at = now()
         WHERE id = $1
         """,
         submission_id,
@@ -373,6 +376,7 @@ async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: O
         list(outcome.notes),
         dict(outcome.phase_seconds),
         list(outcome.output),
+        outcome.protocol,
     )
 
 

@@ -53,6 +53,7 @@ from runner.judge.judged_timer import JudgedTimer
 from runner.judge.launcher_link import LauncherLink
 from runner.judge.tripwires import source_notes
 from runner.problem_lookup import resolve_problem
+from runner.protocol import protocol_version
 from runner.timing import measure_case
 from runner.timing.gpu import GpuSensors
 from runner.timing.methods import method_for, method_named
@@ -139,6 +140,7 @@ class Evaluation:
             notes=source_notes(req.language, req.source) + _timing_notes(self.timings) + _printing_notes(self.output),
             profile=profile,
             output=self.output,
+            protocol=protocol_version() if self.timings else None,
         )
 
 

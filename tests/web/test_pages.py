@@ -266,3 +266,19 @@ async def test_a_page_is_kept_for_readers_not_signed_in_and_rendered_for_one_wit
             # A page that is not found is not kept: it is rendered each time, and says so each time.
             assert (await kept_client.get("/problems/nope")).status == 404
             assert (await kept_client.get("/problems/nope")).status == 404
+
+
+async def test_a_board_marks_the_entries_timed_under_an_older_protocol(
+    client: TestClient, seeded: Seeded, pool: asyncpg.Pool
+) -> None:
+    from core.leaderboard import OLDER_PROTOCOL_MARK
+    from runner.protocol import protocol_version
+
+    await pool.execute("UPDATE submissions SET protocol = $1", protocol_version())
+    page = await get_text(client, "/problems/vector_add")
+    assert OLDER_PROTOCOL_MARK not in page and "older timing protocol" not in page
+    await pool.execute("UPDATE submissions SET protocol = 'tp-000000000000' WHERE id = $1", seeded.ranked["bob"])
+    page = await get_text(client, "/problems/vector_add")
+    board = page.split('<table class="board">', 1)[1].split("</table>", 1)[0]
+    assert board.count(OLDER_PROTOCOL_MARK) == 1
+    assert f"older timing protocol than the current {protocol_version()}" in page
