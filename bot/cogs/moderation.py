@@ -34,7 +34,10 @@ from core.admission import Candidate, check_problem_attachment, examine_problem,
 from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
 from core.members import ban_member, external_id
+from core.rejudge import rejudge_board
 from runner.gpus import GPU_MODELS
+from runner.names import DType
+from runner.protocol import protocol_version
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -165,6 +168,40 @@ class ModerationCog(commands.GroupCog, group_name="mod", group_description="Mode
             ]
             text = f"{sum(r.job_id is not None for r in reruns)} of {len(reruns)} flagged results queued again.\n"
             text += "\n".join(lines[:20]) + ("\n…" if len(lines) > 20 else "")
+        await answer(interaction, embed=render_notice(text))
+
+    @app_commands.command(
+        name="rejudge", description="Run again a board's top entries timed under an older timing protocol"
+    )
+    @app_commands.describe(
+        slug="the problem",
+        gpu="the board's GPU type, e.g. h100",
+        dtype="the board's dtype (default float32)",
+        top="how many of the top entries to look at (1 to 100)",
+        every="run them again even when timed under the current protocol",
+    )
+    @app_commands.autocomplete(slug=problem_choices)
+    async def rejudge(
+        self,
+        interaction: discord.Interaction,
+        slug: Slug,
+        gpu: app_commands.Range[str, 1, 32],
+        dtype: DType = "float32",
+        top: app_commands.Range[int, 1, 100] = 10,
+        every: bool = False,
+    ) -> None:
+        await defer(interaction, public=False)
+        done = await rejudge_board(
+            self.bot.pool, member_actor(interaction.user), slug.strip(), gpu.strip(), dtype, top=top, every=every
+        )
+        again = [d for d in done if d.job_id is not None]
+        lines = [
+            f"#{d.rank} · submission #{d.submission_id}: "
+            + (f"queued again as job {d.job_id}" if d.job_id is not None else d.skipped or "")
+            for d in done
+        ]
+        text = f"{len(again)} of {len(done)} entries queued again under timing protocol {protocol_version()}.\n"
+        text += "\n".join(lines[:20]) + ("\n…" if len(lines) > 20 else "")
         await answer(interaction, embed=render_notice(text))
 
     @app_commands.command(name="audit", description="The latest moderator actions, or those on one target")
