@@ -23,6 +23,7 @@ from core.store.problems import ProblemVersion
 from core.submissions import SubmitReceipt, SubmitRequest, submit
 from runner.api import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionResult, TestOutcome
 from runner.gpus import GPU_MODELS
+from runner.protocol import protocol_version
 
 VECTOR_ADD = ProblemSpec("vector_add", "Vector addition", 1, ("float32", "float16", "bfloat16"))
 MATMUL = ProblemSpec("matmul", "Matrix multiplication", 1, ("float32", "float16"))
@@ -108,6 +109,7 @@ def result_for(spec: jobs.JobSpec | JobRequest, score: float | None, status: str
         geomean_gflops=score,
         mean_gflops=score,
         error=error,
+        protocol=protocol_version() if timings else None,  # as a runner of this installation times it
     )
 
 

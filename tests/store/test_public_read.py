@@ -146,12 +146,12 @@ async def test_a_board_pages_and_shows_the_callers_own_row(api: Api, pool: async
     assert [e["user"] for e in body["entries"]] == ["eve", "dee"] and body["has_next"]
     assert body["caller"]["user"] == "ann" and body["caller"]["rank"] == 5
     assert body["boards"] == [{"gpu_type": "h100", "dtype": "float32", "method": body["method"], "entries": 5}]
-    # Scored without a protocol (as runs recorded before versions were): each entry is due to be re-judged.
     assert body["protocol"] == protocol_version()
-    assert all(e["protocol"] is None and e["older_protocol"] for e in body["entries"])
-    await pool.execute("UPDATE submissions SET protocol = $1", protocol_version())
-    status, body, _ = await api.get("/v1/leaderboards/vector_add?gpu_type=h100&dtype=float32&page_size=2", token)
     assert [(e["protocol"], e["older_protocol"]) for e in body["entries"]] == [(protocol_version(), False)] * 2
+    # Recorded before versions existed: each entry is due to be re-judged.
+    await pool.execute("UPDATE submissions SET protocol = NULL")
+    status, body, _ = await api.get("/v1/leaderboards/vector_add?gpu_type=h100&dtype=float32&page_size=2", token)
+    assert all(e["protocol"] is None and e["older_protocol"] for e in body["entries"])
     status, body, _ = await api.get("/v1/leaderboards/vector_add?page_size=2&page=3", token)
     assert [e["rank"] for e in body["entries"]] == [5] and not body["has_next"]
     # No board yet for this problem: the default dtype, no rows.

@@ -81,6 +81,7 @@ def _full_result(submission_id: int, method: str = "seed") -> SubmissionResult:
         error=ErrorInfo(code="wrong_answer", message="Wrong answer on case n=1048576", log="line 1\nline 2"),
         phase_seconds={"compile": 1.5 + THIRD, "test": 0.25, "benchmark": 4.0 + THIRD},
         notes=["reads a clock", "calls cudaDeviceSynchronize"],
+        protocol="tp-0123456789ab",
     )
 
 
