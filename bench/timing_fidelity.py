@@ -3,7 +3,7 @@
     python bench/timing_fidelity.py --out bench/results/timing_fidelity_h100.md
 
 For each calibration kernel it prints the runtime from each method and checks the targets: within
-max(5 %, 0.5 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The arena and seed
+max(2 %, 0.3 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The arena and seed
 columns come from the production path: each kernel is a submission (a Python `solution` for the torch kernels,
 the CUDA example for the CUDA ones) to a problem sent as module text whose only case is the kernel's size, run
 by `runner.host.job.run_job` (the judge and the launcher in their own processes, every call checked); ncu and
@@ -37,6 +37,9 @@ from runner.api import CaseTiming, JobRequest, Language, MeasureConfig  # noqa: 
 
 NVTX_RANGE = "arena_measure"
 NCU_ITERATIONS = 7
+# The fidelity target: within max(2 %, 0.3 µs) of ncu's reading (it was max(5 %, 0.5 µs) until the H200 run).
+TARGET_FRACTION = 0.02
+TARGET_US = 0.3
 Call = Callable[[], object]
 # The arena column is what a submission gets: the production defaults. The seed column is the seed's loop (CV 1 %)
 # with room to converge.
@@ -54,6 +57,7 @@ class Submission:
     language: Language
     source: str  # a Python solution's text, or the name of a CUDA example in examples/
     accept_any_output: bool = False  # for the empty kernel, which computes nothing
+    dtype: str = "float32"
 
     def problem_source(self, slug: str) -> str:
         """The module text of a problem whose only case, on either device kind, is `dims`."""
@@ -103,17 +107,20 @@ class Kernel:
             source=source,
             device_kind=device_kind,
             measure=measure,
+            dtype=self.submission.dtype,  # type: ignore[arg-type]
         )
 
 
 VECTOR_ADD = "problems.builtin.elementwise.vector_addition:VectorAddition"
 MATMUL = "problems.builtin.matmul.matrix_multiplication:MatrixMultiplication"
 SOFTMAX = "problems.builtin.reduction.softmax:Softmax"
+TRANSPOSE = "problems.builtin.elementwise.matrix_transpose:MatrixTranspose"
 # Python solutions that launch exactly the kernel of the in-process setup, writing into the judge's output.
 EMPTY_SOLUTION = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.cuda._sleep(0)\n"
 ADD_SOLUTION = "import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 MATMUL_SOLUTION = "import torch\n\n\ndef solution(a, b, c, m, n, k):\n    torch.matmul(a, b, out=c)\n"
 # torch.softmax has no `out=`; its out-variant runs the same kernel into the given tensor.
+TRANSPOSE_SOLUTION = "import torch\n\n\ndef solution(a, b, rows, cols):\n    b.copy_(a.t())\n"
 SOFTMAX_SOLUTION = (
     "import torch\n\n\ndef solution(x, dim, y, shape, ndim):\n    torch.ops.aten._softmax.out(x, dim, False, out=y)\n"
 )
@@ -133,13 +140,14 @@ def _torch_add(n: int) -> Callable[[int], list[Call]]:
     return setup
 
 
-def _torch_matmul(n: int) -> Callable[[int], list[Call]]:
+def _torch_matmul(n: int, dtype: str = "float32") -> Callable[[int], list[Call]]:
     def setup(sets: int) -> list[Call]:
         import torch
 
+        kind = getattr(torch, dtype)
         calls = []
         for _ in range(sets):
-            a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+            a, b = torch.randn(n, n, device="cuda", dtype=kind), torch.randn(n, n, device="cuda", dtype=kind)
             c = torch.empty_like(a)
             calls.append(lambda a=a, b=b, c=c: torch.matmul(a, b, out=c))
         return calls
@@ -153,6 +161,16 @@ def _torch_softmax(rows: int, cols: int) -> Callable[[int], list[Call]]:
 
         xs = [torch.randn(rows, cols, device="cuda") for _ in range(sets)]
         return [lambda x=x: torch.softmax(x, dim=1) for x in xs]
+
+    return setup
+
+
+def _torch_transpose(rows: int, cols: int) -> Callable[[int], list[Call]]:
+    def setup(sets: int) -> list[Call]:
+        import torch
+
+        pairs = [(torch.randn(rows, cols, device="cuda"), torch.empty(cols, rows, device="cuda")) for _ in range(sets)]
+        return [lambda a=a, b=b: b.copy_(a.t()) for a, b in pairs]
 
     return setup
 
@@ -171,23 +189,20 @@ def _cuda_example(example: str, slug: str, dims: tuple[int, ...]) -> Callable[[i
             (ROOT / "examples" / example).read_text(), build, cuda_arch(torch.cuda.get_device_capability())
         )
         solution = load_cuda_solution(built.path, problem, "float32")
+        dims_ = tuple(dims)
+        shapes = problem.shapes(dims_)
         calls = []
         for k in range(sets):
             gen = torch.Generator(device="cuda").manual_seed(k)
-            if slug == "vector_add":
-                (n,) = dims
-                inputs = (torch.randn(n, device="cuda", generator=gen), torch.randn(n, device="cuda", generator=gen))
-                outputs = (torch.empty(n, device="cuda"),)
-                extras: list[int] = [n]
-            else:
-                m, n, kk = dims  # matrix-multiplication: (m, n, k), A m×k, B k×n
-                inputs = (
-                    torch.randn(m, kk, device="cuda", generator=gen),
-                    torch.randn(kk, n, device="cuda", generator=gen),
-                )
-                outputs = (torch.empty(m, n, device="cuda"),)
-                extras = [m, n, kk]
-            calls.append(solution.bind(problem, inputs, outputs, extras, "cuda"))
+            inputs = tuple(
+                torch.randn(shapes[p.name], device="cuda", generator=gen)
+                for p in problem.parameters
+                if p.role == "input"
+            )
+            outputs = tuple(
+                torch.empty(shapes[p.name], device="cuda") for p in problem.parameters if p.role == "output"
+            )
+            calls.append(solution.bind(problem, inputs, outputs, list(problem.extras(dims_)), "cuda"))
         return calls
 
     return setup
@@ -212,9 +227,10 @@ def _cuda_vadd(n: int) -> Kernel:
     )
 
 
-def _matmul(n: int) -> Kernel:
-    submission = Submission(MATMUL, (n, n, n), "python", MATMUL_SOLUTION)
-    return Kernel(f"matmul fp32 {n}^3 (cuBLAS)", _torch_matmul(n), submission)
+def _matmul(n: int, dtype: str = "float32") -> Kernel:
+    submission = Submission(MATMUL, (n, n, n), "python", MATMUL_SOLUTION, dtype=dtype)
+    short = {"float32": "fp32", "float16": "fp16"}[dtype]
+    return Kernel(f"matmul {short} {n}^3 (cuBLAS)", _torch_matmul(n, dtype), submission)
 
 
 KERNELS = [
@@ -232,6 +248,9 @@ KERNELS = [
     _cuda_vadd(1 << 24),
     _matmul(1024),
     _matmul(4096),
+    # Library calls whose cuBLAS path may launch more than one kernel: ncu at its cold state and at the arena's.
+    _matmul(1024, "float16"),
+    _matmul(4096, "float16"),
     Kernel(
         "naive CUDA matmul 2048^3",
         _cuda_example("matmul_naive.cu", "matrix-multiplication", (2048, 2048, 2048)),
@@ -242,6 +261,23 @@ KERNELS = [
         "softmax 4096x4096",
         _torch_softmax(4096, 4096),
         Submission(SOFTMAX, (1, 4096, 4096), "python", SOFTMAX_SOLUTION),
+    ),
+    # The two H200 cases that missed max(2 %, 0.3 µs) when the issue was filed: a ragged softmax of about 10 µs
+    # and a 32x32-tile transpose of about 17 µs (32 MiB read, 32 MiB written).
+    Kernel(
+        "softmax 1000x1003",
+        _torch_softmax(1000, 1003),
+        Submission(SOFTMAX, (1, 1000, 1003), "python", SOFTMAX_SOLUTION),
+    ),
+    Kernel(
+        "tiled CUDA transpose 2048x4096",
+        _cuda_example("matrix_transpose_tiled.cu", "matrix-transpose", (2048, 4096)),
+        Submission(TRANSPOSE, (2048, 4096), "cuda", "matrix_transpose_tiled.cu"),
+    ),
+    Kernel(
+        "torch transpose 2048x4096",
+        _torch_transpose(2048, 4096),
+        Submission(TRANSPOSE, (2048, 4096), "python", TRANSPOSE_SOLUTION),
     ),
 ]
 
@@ -255,27 +291,49 @@ def _child_setup(spec: str) -> Callable[[int], list[Call]]:
     return _cuda_example(example, slug, tuple(int(d) for d in dims.split("x")))
 
 
-def ncu_child(spec: str) -> None:
-    """Runs under ncu: each iteration of the kernel inside an NVTX range, so setup kernels are not profiled."""
+ROTATED_SETS = 8
+
+
+def ncu_child(spec: str, *, flush: bool, rotate: bool = False) -> None:
+    """Runs under ncu: each iteration of the kernel inside an NVTX range, so setup kernels are not profiled. With
+    `flush`, a read of 4x L2 before each iteration, outside the range: the state an arena sample starts from."""
     import torch
 
-    calls = _child_setup(spec)(1)
-    calls[0]()
+    calls = _child_setup(spec)(ROTATED_SETS if rotate else 1)
+    for call in calls:
+        call()
     torch.cuda.synchronize()
-    for _ in range(NCU_ITERATIONS):
+    scratch = None
+    if flush:
+        from runner.timing.gpu import FLUSH_L2_MULTIPLE, MIN_FLUSH_BYTES
+
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        scratch = torch.ones(max(FLUSH_L2_MULTIPLE * l2, MIN_FLUSH_BYTES) // 4, device="cuda")
+    for iteration in range(NCU_ITERATIONS):
+        if scratch is not None:
+            scratch.sum()  # a read: it leaves no dirty line for the call to write back
         torch.cuda.nvtx.range_push(NVTX_RANGE)
-        calls[0]()
+        calls[iteration % len(calls)]()
         torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
 
 
-def ncu_runtime_us(spec: str) -> float | None:
+NcuState = Literal["cold", "call", "rotated"]
+"""`cold`: ncu flushes every cache before each kernel (`--cache-control all`), so each kernel of a call of several
+starts cold. `call`: ncu leaves the caches alone and the child reads 4x L2 before each call, so the call's first
+kernel starts on a flushed L2 and each later kernel on what the earlier ones left, as in an arena sample.
+`rotated`: `call` over a new input set each iteration (ROTATED_SETS of them), as an arena sample's inputs are."""
+
+
+def ncu_runtime_us(spec: str, state: NcuState = "cold") -> float | None:
     """Median over iterations of the summed `gpu__time_duration.sum` of the kernels in one iteration."""
     ncu = shutil.which("ncu")
     if ncu is None:
         return None
     cmd = [
         ncu,
+        "--cache-control",
+        "all" if state == "cold" else "none",
         "--clock-control",
         "none",
         "--metrics",
@@ -288,6 +346,8 @@ def ncu_runtime_us(spec: str) -> float | None:
         __file__,
         "--ncu-child",
         spec,
+        *(["--ncu-flush"] if state != "cold" else []),
+        *(["--ncu-rotate"] if state == "rotated" else []),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     text = proc.stdout[proc.stdout.find('"ID"') :]
@@ -301,6 +361,8 @@ def ncu_runtime_us(spec: str) -> float | None:
         raise ValueError(f"unexpected ncu units {units}")
     values = [float(r["Metric Value"].replace(",", "")) * scale[r["Metric Unit"]] for r in rows]
     per_iteration = len(values) // NCU_ITERATIONS or 1
+    if per_iteration > 1:
+        print(f"{spec}: {per_iteration} kernels per call under ncu", flush=True)
     sums = [sum(values[i : i + per_iteration]) for i in range(0, len(values), per_iteration)]
     return statistics.median(sums)
 
@@ -318,6 +380,7 @@ class Row:
     seed: float
     seed_samples: int
     do_bench: float | None
+    ncu_call: float | None = None  # ncu at the arena's cache state (NcuState "call")
 
 
 class RunnerError(RuntimeError):
@@ -371,7 +434,7 @@ def measure_kernel(kernel: Kernel) -> Row:
 def within_target(arena: float, ncu: float | None) -> str:
     if ncu is None:
         return "n/a"
-    return "yes" if abs(arena - ncu) <= max(0.05 * ncu, 0.5) else "NO"
+    return "yes" if abs(arena - ncu) <= max(TARGET_FRACTION * ncu, TARGET_US) else "NO"
 
 
 def render(rows: list[Row], device: str) -> str:
@@ -384,16 +447,21 @@ def render(rows: list[Row], device: str) -> str:
         "Runtimes in µs. arena: the runner's median (run_job: judge and launcher, production settings); seed: mean",
         "of the seed's loop through the runner (CV 1 %, ≤ 2000 samples); wall s: the job's benchmark phase;",
         "do_bench: triton.testing.do_bench median; ncu: median over 7 runs of gpu__time_duration.sum",
-        "(--clock-control none, caches flushed). Target: |arena − ncu| ≤ max(5 %, 0.5 µs); converged ≤ 1 s.",
+        "(--clock-control none, caches flushed). Target: |arena − ncu| ≤ max(2 %, 0.3 µs); converged ≤ 1 s.",
         "",
-        "| kernel | ncu | arena | Δ vs ncu | within target | samples (dropped) | converged | wall s | SM MHz "
-        "| seed | do_bench |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "ncu call: the same with ncu's flush off and a 4x L2 read before each call instead (the arena's state).",
+        "",
+        "| kernel | ncu | arena | Δ vs ncu | within target | ncu call | Δ vs ncu call | samples (dropped) | converged "
+        "| wall s | SM MHz | seed | do_bench |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         delta = "-" if r.ncu is None else f"{r.arena - r.ncu:+.2f} ({(r.arena - r.ncu) / r.ncu * 100:+.1f} %)"
+        call = r.ncu_call
+        call_delta = "-" if call is None else f"{r.arena - call:+.2f} ({(r.arena - call) / call * 100:+.1f} %)"
         out.append(
-            f"| {r.name} | {f(r.ncu)} | {f(r.arena)} | {delta} | {within_target(r.arena, r.ncu)} | "
+            f"| {r.name} | {f(r.ncu)} | {f(r.arena)} | {delta} | {within_target(r.arena, r.ncu)} | {f(call)} | "
+            f"{call_delta} | "
             f"{r.arena_samples} ({r.arena_dropped}) | {'yes' if r.arena_converged else 'no'} | {r.arena_seconds:.2f} | "
             f"{f(r.arena_clock)} | {f(r.seed)} ({r.seed_samples}) | {f(r.do_bench)} |"
         )
@@ -471,16 +539,19 @@ async def repeat_submission(times: int, example: str, slug: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ncu-child", help=argparse.SUPPRESS)
+    parser.add_argument("--ncu-flush", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--ncu-rotate", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--ncu-rotated", help="also read ncu over rotated input sets for kernels matching these")
     parser.add_argument("--out", type=Path, help="also write the table (markdown) here")
     parser.add_argument("--skip-ncu", action="store_true")
-    parser.add_argument("--only", help="run only kernels whose name contains this")
+    parser.add_argument("--only", help="run only kernels whose name contains one of these (comma-separated)")
     parser.add_argument("--split", action="store_true", help="also time the CUDA examples through the runner")
     parser.add_argument("--repeat", type=int, default=0, help="fresh-process runs of one submission")
     parser.add_argument("--repeat-example", default="matmul_naive.cu")
     parser.add_argument("--repeat-problem", default="matrix-multiplication")
     args = parser.parse_args()
     if args.ncu_child is not None:
-        ncu_child(args.ncu_child)
+        ncu_child(args.ncu_child, flush=args.ncu_flush, rotate=args.ncu_rotate)
         return
 
     import torch
@@ -488,14 +559,18 @@ def main() -> None:
     device = torch.cuda.get_device_name()
     rows = []
     for index, kernel in enumerate(KERNELS):
-        if args.only and args.only not in kernel.name:
+        if args.only and not any(part in kernel.name for part in args.only.split(",")):
             continue
         ncu = None if args.skip_ncu else ncu_runtime_us(str(index))
-        row = replace(measure_kernel(kernel), ncu=ncu)
+        ncu_call = None if args.skip_ncu else ncu_runtime_us(str(index), "call")
+        if args.ncu_rotated and any(part in kernel.name for part in args.ncu_rotated.split(",")):
+            rotated = ncu_runtime_us(str(index), "rotated")
+            print(f"{kernel.name}: ncu over {ROTATED_SETS} rotated input sets {rotated}", flush=True)
+        row = replace(measure_kernel(kernel), ncu=ncu, ncu_call=ncu_call)
         rows.append(row)
         print(
-            f"{kernel.name}: ncu {ncu}, arena {row.arena:.2f} ({row.arena_samples} samples, {row.arena_dropped} "
-            f"dropped), seed {row.seed:.2f}",
+            f"{kernel.name}: ncu {ncu} (call state {ncu_call}), arena {row.arena:.2f} ({row.arena_samples} samples, "
+            f"{row.arena_dropped} dropped), seed {row.seed:.2f}",
             flush=True,
         )
     report = render(rows, device)
