@@ -45,6 +45,8 @@ class Sample:
     steps: dict[str, float] = field(default_factory=dict)
     """Seconds from the event before to each test and benchmark event, by name ("bench 1000x1003x997")."""
     samples: dict[str, int] = field(default_factory=dict)
+    how: dict[str, str] = field(default_factory=dict)
+    """How each benchmark case was timed: its measurements, host part and clocks, by step name."""
 
 
 @dataclass
@@ -87,6 +89,7 @@ async def _one(client: RunnerClient, request: JobRequest) -> Sample:
     start = time.monotonic()
     steps: dict[str, float] = {}
     samples: dict[str, int] = {}
+    how: dict[str, str] = {}
     last = [start]
 
     def note(event: JobEvent) -> None:
@@ -97,6 +100,9 @@ async def _one(client: RunnerClient, request: JobRequest) -> Sample:
         elif event.type == "benchmark_case" and event.timing is not None:
             steps[f"bench {event.timing.name}"] = now - last[0]
             samples[f"bench {event.timing.name}"] = event.timing.samples
+            t = event.timing
+            host = "-" if t.host_part_us is None else f"{t.host_part_us:.0f}"
+            how[f"bench {t.name}"] = f"x{t.measurements} host {host} µs{' host-bound' if t.host_bound else ''}"
         last[0] = now
 
     accepted = await client.submit(request)
@@ -106,7 +112,7 @@ async def _one(client: RunnerClient, request: JobRequest) -> Sample:
         raise RuntimeError("a bench job was cancelled")
     if result.status != "passed":
         raise RuntimeError(f"a bench job did not pass: {result.error}")
-    return Sample(wall, dict(result.phase_seconds), result.status, steps, samples)
+    return Sample(wall, dict(result.phase_seconds), result.status, steps, samples, how)
 
 
 async def _measure(args: argparse.Namespace, url: str, secret: bytes) -> Run:
@@ -147,7 +153,8 @@ def _report(args: argparse.Namespace, run: Run) -> str:
         f"{'phase':<10} {'p50 s':>8} {'p95 s':>8} {'mean s':>8}",
     ]
     series = {"wall": [s.wall_s for s in run.samples]}
-    for phase in PHASES:
+    extra = sorted({name for s in run.samples for name in s.phases} - set(PHASES))
+    for phase in (*PHASES, *extra):  # the judge's parts of a phase (benchmark_buffers) after the phases
         values = [s.phases[phase] for s in run.samples if phase in s.phases]
         if values:
             series[phase] = values
@@ -161,7 +168,9 @@ def _report(args: argparse.Namespace, run: Run) -> str:
         values = [s.steps[step] for s in run.samples if step in s.steps]
         counts = [s.samples[step] for s in run.samples if step in s.samples]
         count = f"{statistics.median(counts):8.0f}" if counts else f"{'':8}"
-        lines.append(f"{step:<28} {_percentile(values, 0.5):8.3f} {_percentile(values, 0.95):8.3f} {count}")
+        ways = sorted({s.how[step] for s in run.samples if step in s.how})
+        timed = f"  {'; '.join(ways[:3])}" if ways else ""  # measurements, host part: why a case took longer
+        lines.append(f"{step:<28} {_percentile(values, 0.5):8.3f} {_percentile(values, 0.95):8.3f} {count}{timed}")
     wall50 = _percentile(series["wall"], 0.5)
     wall95 = _percentile(series["wall"], 0.95)
     if "nvcc" in series:

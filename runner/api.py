@@ -152,6 +152,11 @@ class CaseTiming(_Model):
         description="the median host time inside each timed call, by the launcher's clock: what a covering spin hides "
         "from the events; a call whose host part is long is also measured with it included",
     )
+    measurements: int = Field(
+        1,
+        description="how many times the case was measured before its timing stood: again while its clocks were "
+        "unsettled or its host disturbed, once more with the host's part of each call included",
+    )
     judge_clock: bool = Field(
         False,
         description="even the host-inclusive events fell short of the judge's own clock: the runtimes are the judge's "

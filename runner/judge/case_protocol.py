@@ -68,6 +68,18 @@ def time_case(timer: JudgedTimer, measure: Measure, *, ranked: bool = False) -> 
     """Measure a case with `measure` (one run of the measurement loop over `timer`) until its clocks agree, or
     time it with the host's part included; a `ranked` case also until its host was quiet enough; see the module's
     docstring."""
+    taken = 0
+
+    def counted() -> CaseTiming:
+        nonlocal taken
+        taken += 1
+        return measure()
+
+    timing = _taken(timer, counted, ranked=ranked)
+    return timing.model_copy(update={"measurements": taken})
+
+
+def _taken(timer: JudgedTimer, measure: Measure, *, ranked: bool) -> CaseTiming:
     timing = _by_the_clock_that_sees_all(timer, measure)
     remeasures = 0
     while ranked and _disturbed(timing, timer):

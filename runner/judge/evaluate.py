@@ -475,7 +475,8 @@ def _run_benchmark(
     bytes_per_set = max(ev.problem.get_bytes(case, ev.request.dtype), 1)
     # Small cases get many sets (big batches), so that the wall-clock check averages the host's jitter.
     n_sets = max(1, min(method.sets_for(config), _pool_bytes(ev) // bytes_per_set))
-    buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
+    with ev.phase("benchmark_buffers"):  # a part of `benchmark`: where a case's fixed cost goes
+        buffers = CaseBuffers.allocate(ev.problem, case, ev.request.dtype, _device(ev), n_sets)
     output_bytes = sum(o.numel() * o.element_size() for o in buffers.sets[0].outputs)
 
     def verify(k: int) -> None:
@@ -488,7 +489,8 @@ def _run_benchmark(
             )
 
     try:
-        _share(ev, link, buffers, reset_l2=method.flushes_l2)
+        with ev.phase("benchmark_buffers"):
+            _share(ev, link, buffers, reset_l2=method.flushes_l2)
         timer = JudgedTimer(link, buffers, verify, method, seed, index, device_name=ev.device, sensors=sensors)
 
         def measure() -> CaseTiming:

@@ -98,6 +98,7 @@ def test_clocks_that_agree_keep_the_events_time() -> None:
     assert timing.runtime_median_us == 13.7 and not timing.host_bound and not timing.judge_clock
     assert timer.restarts == [] and given == [13.7]
     assert timing.wall_clock_us == pytest.approx(48.5)
+    assert timing.measurements == 1
 
 
 def test_a_host_bound_call_is_measured_again_with_the_host_part_included() -> None:
@@ -119,6 +120,7 @@ def test_a_call_whose_host_part_outlasts_its_gpu_work_is_timed_with_it() -> None
     timing = time_case(timer, measure)  # type: ignore[arg-type]
     assert timer.restarts == [True] and given == [152.6, 871.9]
     assert timing.host_bound and not timing.judge_clock and timing.runtime_median_us == 871.9
+    assert timing.measurements == 2
 
 
 def test_a_host_bound_call_is_never_timed_below_its_host_part() -> None:
@@ -155,6 +157,7 @@ def test_an_unsettled_case_is_measured_again_a_bounded_number_of_times() -> None
     timing = time_case(timer, measure)  # type: ignore[arg-type]
     assert timer.restarts == [False, False] and not timing.host_bound
     assert timing.runtime_median_us == 10.2
+    assert timing.measurements == 3  # every measurement counted, the result says how many it took
 
 
 def test_a_case_that_stays_unsettled_is_timed_with_the_host_part_included_never_rejected() -> None:
