@@ -86,6 +86,9 @@ class BotSettings(BaseSettings):
         gt=0,
         description="how long after its end a contest's board waits for runs still being judged before it freezes",
     )
+    contest_podium_check: bool = Field(
+        True, description="run each podium entry a second time, on another runner where there is one, before a freeze"
+    )
     leaderboard_page_size: int = Field(10, ge=1, le=25)
     sync_builtin_problems: bool = Field(True, description="register the built-in problems in the store at start")
     guild_ready_timeout_s: float = Field(2.0, ge=0)

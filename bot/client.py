@@ -124,6 +124,7 @@ class ArenaBot(commands.Bot):
             self.announce,
             grace=timedelta(seconds=settings.contest_freeze_grace_s),
             gpus=GpuCatalog.of(GPU_MODELS, gpu_types()),
+            podium_check=settings.contest_podium_check,
         )
         guild = discord.Object(settings.guild_id) if settings.guild_id is not None else None
         for cog in COGS:

@@ -51,8 +51,10 @@ class ContestFreezer:
         clock: Clock = utcnow,
         grace: timedelta = FREEZE_GRACE,
         gpus: GpuCatalog | None = None,
+        podium_check: bool = True,
     ) -> None:
         self._pool = pool
+        self._podium_check = podium_check
         self._gpus = gpus
         self._interval_s = interval_s
         self._grace = grace
@@ -85,7 +87,7 @@ class ContestFreezer:
         the board itself is already final); and warn once about each contest starting soon on a GPU type no runner
         serves."""
         now = self._clock()
-        report = await freeze_if_due(self._pool, now, grace=self._grace)
+        report = await freeze_if_due(self._pool, now, grace=self._grace, podium_check=self._podium_check)
         waiting, frozen = await claim_announcements(self._pool, report, now)
         for note in waiting:
             log.info(

@@ -673,7 +673,7 @@ class Dispatcher:
                 except STORE_OUTAGE_ERRORS as exc:
                     # Only a display of progress: the result, stored later, moves the job on from `dispatched`.
                     log.warning("job %d: could not mark it running (%s); will try on the next event", lease.job_id, exc)
-            if self._on_event is not None:
+            if self._on_event is not None and not lease.podium_check:  # a check's progress is nobody's to follow
                 try:
                     maybe = self._on_event(lease.submission_id, event)
                     if maybe is not None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import logging
 import math
 
 import asyncpg
 
-from core.store import jobs, leaderboard, profiles, ratelimits, submissions
+from core.podium_checks import check_limit, runs_agree
+from core.store import jobs, leaderboard, podium_checks, profiles, ratelimits, submissions
 from core.store.jobs import Lease
 from core.store.pool import Conn
 from runner.api import (
@@ -130,6 +132,8 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
 
     Returns False, storing nothing, when `lease` no longer holds the job.
     """
+    if lease.podium_check:
+        return await _record_check(pool, lease, result, runner)
     state = job_state_for(result)
     async with pool.acquire() as conn, conn.transaction():
         # Lock order everywhere: the job row, then its submission's row.
@@ -151,6 +155,54 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
     return True
 
 
+CHECK_SLOWER_NOTE = (
+    "A second run of this podium entry, on runner {runner}, read it {ratio:.0%} slower than its first run: past the "
+    "canary threshold, so the slower run is the one on the board."
+)
+
+
+async def _record_check(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
+    """Store a podium check (core/podium_checks.py): its case rows under its own job and its verdict. The first run
+    stays the submission's result unless the check read it slower than the canary threshold allows; then the
+    slower run, the check, goes on the board (the honest time is the larger one)."""
+    state = job_state_for(result)
+    async with pool.acquire() as conn, conn.transaction():
+        if not await jobs.finish(conn, lease, state, f"podium check: {result.status}"):
+            return False
+        await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
+        check = await podium_checks.check_of_job(conn, lease.job_id)
+        if check is None:
+            log.error("job %d is a podium check of no contest; its result is kept in its case rows only", lease.job_id)
+            return True
+        score = _score(result)
+        sub = await submissions.get_submission(conn, check.submission_id, lock=True)
+        assert sub is not None
+        if score is None or _mismatch(sub, result) is not None:
+            verdict = "failed"
+        elif runs_agree(check.first_score, score, check_limit(sub.gpu_type)):
+            verdict = "agreed"
+        else:
+            verdict = "disagreed"
+            if score < check.first_score:
+                outcome = _outcome(sub, result, runner)
+                note = CHECK_SLOWER_NOTE.format(runner=runner, ratio=check.first_score / score - 1)
+                outcome = dataclasses.replace(outcome, notes=(*outcome.notes, note))
+                await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+                await refresh_board(conn, sub)
+        await podium_checks.set_verdict(conn, lease.job_id, runner, score, verdict)
+    log.info(
+        "podium check job %d of submission %d on %s: %s (first %.4g on %s, check %s)",
+        lease.job_id,
+        check.submission_id,
+        runner,
+        verdict,
+        check.first_score,
+        check.first_runner,
+        score,
+    )
+    return True
+
+
 async def mark_running(pool: asyncpg.Pool, lease: Lease) -> bool:
     """The runner has started: job and submission move to `running`. False when already running or lost."""
     return await jobs.set_running(pool, lease)
@@ -168,7 +220,8 @@ async def requeue_or_fail(
         if lease.attempts < max_attempts:
             if not await jobs.requeue(conn, lease, reason, backoff_s * lease.attempts):
                 return None
-            await submissions.set_status(conn, lease.submission_id, "queued")
+            if not lease.podium_check:  # a check leaves its submission's verdict alone
+                await submissions.set_status(conn, lease.submission_id, "queued")
             log.warning("job %d requeued after attempt %d: %s", lease.job_id, lease.attempts, reason)
             return "queued"
         message = (
@@ -187,7 +240,8 @@ async def requeue_unreached(pool: asyncpg.Pool, lease: Lease, reason: str) -> bo
     async with pool.acquire() as conn, conn.transaction():
         if not await jobs.requeue(conn, lease, reason, 0.0, refund=True):
             return False
-        await submissions.set_status(conn, lease.submission_id, "queued")
+        if not lease.podium_check:
+            await submissions.set_status(conn, lease.submission_id, "queued")
     log.info("job %d back in the queue, attempt not counted: %s", lease.job_id, reason)
     return True
 
@@ -218,6 +272,10 @@ async def _fail(conn: asyncpg.Connection, lease: Lease, reason: str, message: st
     failure is the service's, never the user's: the submission's rate-limit token goes back to its user."""
     if not await jobs.finish(conn, lease, "failed", reason):
         return False
+    if lease.podium_check:
+        # The first run stands; the freeze says that its check failed.
+        await podium_checks.set_verdict(conn, lease.job_id, lease.runner, None, "failed")
+        return True
     sub = await submissions.get_submission(conn, lease.submission_id, lock=True)
     assert sub is not None
     await ratelimits.give_back(conn, sub.user_id, sub.mode)
@@ -242,9 +300,14 @@ def _test(case: submissions.CaseResult) -> TestOutcome:
     )
 
 
+# What a runner reports of a case that the store does not keep: how many measurements it took (a diagnostic of the
+# run, in its live events and `--no-store` output).
+NOT_STORED = ("index", "dims", "measurements")
+
+
 def _timing(case: submissions.CaseResult) -> CaseTiming:
     # Every column is read as stored; those added later default as the model does for rows written before them.
-    fields = {f: getattr(case, f) for f in CaseTiming.model_fields if f not in ("index", "dims")}
+    fields = {f: getattr(case, f) for f in CaseTiming.model_fields if f not in NOT_STORED}
     fields["dropped_samples"] = case.dropped_samples or 0
     fields["host_waits"] = bool(case.host_waits)
     fields["host_bound"] = bool(case.host_bound)

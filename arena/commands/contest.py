@@ -33,6 +33,7 @@ from core.contests.input import parse_list, parse_targets, parse_when
 from core.contests.views import contest_page, list_contests, rating_card, rating_table
 from core.errors import UserFacingError
 from core.moderation import Actor
+from core.podium_checks import podium_line
 from core.problems import ProblemSpec, sync_problem
 from core.settings import Settings
 
@@ -188,9 +189,13 @@ async def _freeze(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
     for frozen in report.frozen:
         podium = ", ".join(f"#{line.place} {line.display_name}" for line in frozen.board.podium) or "nobody"
         print(f"froze {frozen.contest.slug}: podium {podium}; {len(frozen.ratings)} ratings updated")
+        checked = podium_line(frozen.podium)
+        if checked is not None:
+            print(f"  {checked}")
     for waiting in report.waiting:
         print(
-            f"{waiting.contest.slug} waits for {len(waiting.pending_jobs)} job(s), until {_when(waiting.freeze_by)} "
+            f"{waiting.contest.slug} waits for {len(waiting.pending_jobs)} "
+            f"{'podium check(s)' if waiting.podium_checks else 'job(s)'}, until {_when(waiting.freeze_by)} "
             "at the latest"
         )
     if not report.frozen and not report.waiting:

@@ -17,6 +17,7 @@ import discord
 from bot.ui.embeds import COLOUR_INFO, DESCRIPTION_LIMIT, FIELD_LIMIT, TITLE_LIMIT, clip, fit
 from core.contests import Amendment, ContestBoard, ContestView, Frozen, PlaceMove, StartWarning, Waiting
 from core.contests.views import ContestPage, RatingCard, RatingRow
+from core.podium_checks import podium_line
 from core.store.contests import Contest
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -168,8 +169,9 @@ def render_waiting_announcement(waiting: Waiting) -> discord.Embed:
     """The public note when a contest has ended but its board waits for runs still being judged."""
     c = waiting.contest
     embed = discord.Embed(title=clip(f"⏳ {c.title} has ended", TITLE_LIMIT), colour=COLOUR_CONTEST)
+    what = "second run(s) of the podium" if waiting.podium_checks else "run(s) still being judged"
     embed.description = (
-        f"The final board waits for {len(waiting.pending_jobs)} run(s) still being judged, until "
+        f"The final board waits for {len(waiting.pending_jobs)} {what}, until "
         f"<t:{int(waiting.freeze_by.timestamp())}:R> at the latest: runs accepted before the end count. "
         f"`/contest {c.slug}` shows the live board until then."
     )
@@ -223,6 +225,9 @@ def render_freeze_announcement(frozen: Frozen) -> discord.Embed:
             f"{len(frozen.left_out_jobs)} run(s) had not finished an hour after the end and are left out; a "
             "moderator may add them later."
         )
+    checked = podium_line(frozen.podium)
+    if checked is not None:
+        lines.append(checked)
     lines.append(
         "The code of contest runs can now be read with `/submission <id>`, except from people who chose "
         "`/reveal off`. Ranked runs from now on go to the upsolve board (`/contest "

@@ -4,7 +4,7 @@ claims before they are posted, and a moderator's amendment of a frozen board."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import asyncpg
@@ -15,6 +15,7 @@ from core.contests.lookup import actor_user_id, locked_contest, view_of
 from core.contests.ratings import rate_once, rate_pending
 from core.errors import ContestError
 from core.moderation import Actor
+from core.podium_checks import PodiumReport, podium_report, queue_checks
 from core.store import contests, moderation
 from core.store.contests import Contest, RatingChange
 from core.store.pool import Conn
@@ -34,6 +35,8 @@ class Frozen:
     board: ContestBoard
     left_out_jobs: list[int]
     ratings: list[RatingChange]
+    podium: PodiumReport = field(default_factory=lambda: PodiumReport(()))
+    """The podium's second runs (core/podium_checks.py): empty when the freeze did not check its podium."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class Waiting:
     contest: Contest
     pending_jobs: list[int]
     freeze_by: datetime
+    podium_checks: bool = False
+    """Whether the jobs are the podium's second runs, queued by this pass."""
 
 
 @dataclass(frozen=True)
@@ -89,15 +94,18 @@ class Amendment:
         return tuple(moved + gone)
 
 
-async def freeze_if_due(pool: asyncpg.Pool, now: datetime, *, grace: timedelta = FREEZE_GRACE) -> FreezeReport:
+async def freeze_if_due(
+    pool: asyncpg.Pool, now: datetime, *, grace: timedelta = FREEZE_GRACE, podium_check: bool = True
+) -> FreezeReport:
     """Freeze and rate every contest whose end has passed and whose contest-phase jobs have all finished (or whose
-    grace period is over). Safe to call again and from several processes: each contest freezes once."""
+    grace period is over), once its podium has been run a second time (`podium_check`; core/podium_checks.py).
+    Safe to call again and from several processes: each contest freezes once."""
     now = as_utc(now, "current time")
     await _rate_left_unrated(pool, now)
     frozen: list[Frozen] = []
     waiting: list[Waiting] = []
     for due in await contests.due_contests(pool, now):
-        outcome = await _freeze(pool, due.id, now, grace)
+        outcome = await _freeze(pool, due.id, now, grace, podium_check)
         if isinstance(outcome, Frozen):
             frozen.append(outcome)
         elif isinstance(outcome, Waiting):
@@ -141,7 +149,9 @@ async def _announced_later(conn: Conn, contest: Contest) -> Frozen:
     return Frozen(contest, board, [], await contests.contest_rating_changes(conn, contest.id))
 
 
-async def _freeze(pool: asyncpg.Pool, contest_id: int, now: datetime, grace: timedelta) -> Frozen | Waiting | None:
+async def _freeze(
+    pool: asyncpg.Pool, contest_id: int, now: datetime, grace: timedelta, podium_check: bool
+) -> Frozen | Waiting | None:
     async with pool.acquire() as conn, conn.transaction():
         # The row lock makes a second freezer wait, then see frozen_at set and do nothing.
         contest = await contests.lock_contest_by_id(conn, contest_id)
@@ -154,16 +164,32 @@ async def _freeze(pool: asyncpg.Pool, contest_id: int, now: datetime, grace: tim
         if pending and now < freeze_by:
             return Waiting(contest, pending, freeze_by)
         board = await live_board(conn, await view_of(conn, contest), "contest")
+        if podium_check and now < freeze_by:
+            # Every run on the podium once more, then the podium as it stands after them (a check that read slower
+            # may have moved it): the loop ends once every podium run has its check.
+            checks = await queue_checks(conn, board)
+            if checks:
+                return Waiting(contest, checks, freeze_by, podium_checks=True)
         await write_standings(conn, contest.id, board)
         await contests.mark_frozen(conn, contest.id, now)
         changes = await rate_once(conn, contest.id, now)
         contest = await contests.lock_contest_by_id(conn, contest.id)
         assert contest is not None
         final = await frozen_board(conn, await view_of(conn, contest))
-    if pending:
+        podium = await podium_report(conn, contest.id) if podium_check else PodiumReport(())
+    for check in podium.disagreed:
+        log.warning(
+            "contest %s: the podium check of submission %d disagreed (first %.4g on %s, check %s on %s)",
+            contest.slug,
+            check.submission_id,
+            check.first_score,
+            check.first_runner,
+            check.check_score,
+            check.check_runner,
+        )
         log.warning("contest %s frozen without jobs %s, still unfinished after the grace period", contest.slug, pending)
     log.info("contest %s frozen: %d entrants, %d rated", contest.slug, len(final.lines), len(changes))
-    return Frozen(contest, final, pending, changes)
+    return Frozen(contest, final, pending, changes, podium)
 
 
 async def amend_frozen_board(pool: asyncpg.Pool, actor: Actor, slug: str, reason: str, *, now: datetime) -> Amendment:

@@ -36,6 +36,8 @@ class Lease:
     owner: str
     token: uuid.UUID
     runner: str | None
+    podium_check: bool = False
+    """A second run of a contest's podium entry (core/podium_checks.py): it leaves its submission alone."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class JobSpec:
 
 _LEASE_COLUMNS = (
     "j.id AS job_id, j.submission_id, j.gpu_type, j.state, j.attempts, j.lease_owner AS owner, "
-    "j.lease_token AS token, j.runner"
+    "j.lease_token AS token, j.runner, j.podium_check"
 )
 
 # Wraps an UPDATE of the rows chosen by `picked` (a CTE with columns id, state) and logs each move.
@@ -124,6 +126,28 @@ def _lease(row: object) -> Lease:
     return Lease(**r)
 
 
+# A podium check waits this long for a runner other than the one it avoids; then any runner of the pool takes it
+# (a pool that lost its other runners must not hold a contest's freeze until the grace period is over).
+AVOID_RUNNER_S = 600
+
+
+async def enqueue_check(conn: Conn, submission_id: int, gpu_type: str, avoid_runner: str | None) -> int:
+    """A queued podium check of the submission: a job that leaves the submission's verdict alone, kept from
+    `avoid_runner` for AVOID_RUNNER_S while another runner may take it."""
+    job_id: int = await conn.fetchval(
+        """
+        WITH job AS (INSERT INTO jobs (submission_id, gpu_type, podium_check, avoid_runner)
+                     VALUES ($1, $2, true, $4) RETURNING id)
+        SELECT id FROM job, pg_notify($3, $2)
+        """,
+        submission_id,
+        gpu_type,
+        QUEUE_CHANNEL,
+        avoid_runner,
+    )
+    return job_id
+
+
 async def enqueue(conn: Conn, submission_id: int, gpu_type: str) -> int:
     """A queued job for the submission; wakes listening dispatchers when the transaction commits."""
     job_id: int = await conn.fetchval(
@@ -159,11 +183,18 @@ def _mode_rank(column: str) -> str:
     return f"array_position(ARRAY[{modes}]::text[], {column})"
 
 
+# Every pick passes over a podium check that avoids the claiming runner ($4 in every claim), until it has waited
+# AVOID_RUNNER_S. `{j}` is the jobs table's alias in the pick, if any.
+_AVOIDED = (
+    " AND ({j}avoid_runner IS NULL OR {j}avoid_runner <> $4"
+    f" OR {{j}}created_at < now() - interval '{AVOID_RUNNER_S} seconds')"
+)
+
 # 1. The oldest ready re-run of the GPU type (a job `requeue` put back: it had its turn already, and lost it
 #    through no fault of its user).
 _RERUN_PICK = """SELECT * FROM (
         SELECT id, state FROM jobs
-        WHERE state = 'queued' AND requeued AND gpu_type = $1 AND not_before <= now(){no_ranked}
+        WHERE state = 'queued' AND requeued AND gpu_type = $1 AND not_before <= now(){no_ranked}{avoided}
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
     ) AS rerun"""
 
@@ -195,6 +226,7 @@ _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
     SELECT job.id, job.state FROM short c CROSS JOIN LATERAL (
         SELECT j.id, j.state FROM jobs j, submissions s
         WHERE j.state = 'queued' AND j.created_at >= c.starts_at AND j.not_before <= now() AND {_CONTEST_RUN}
+          {_AVOIDED.format(j="j.")}
         ORDER BY j.created_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED
     ) AS job
     LIMIT 1) AS reserved"""
@@ -216,7 +248,7 @@ _MODE_WAITERS = """SELECT job.id, job.state FROM (
     ) AS w CROSS JOIN LATERAL (
         SELECT id, state FROM jobs
         WHERE state = 'queued' AND gpu_type = $1 AND mode = '{mode}' AND user_id = w.user_id
-          AND not_before <= now()
+          AND not_before <= now(){avoided}
         ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
     ) AS job"""
 _MODE_PICK = (
@@ -225,7 +257,7 @@ _MODE_PICK = (
     + " LIMIT 1) UNION ALL ("
     + _MODE_WAITERS.replace("{limit}", "")
     + " LIMIT 1) LIMIT 1) AS {mode}_turn"
-)
+).replace("{avoided}", _AVOIDED.format(j=""))
 
 
 @functools.cache
@@ -234,7 +266,8 @@ def _fair_pick(*, ranked: bool, reserve: bool) -> str:
     branches one after the other and the LIMIT stops it at the first row, so a branch runs only when every branch
     before it found nothing. (Each branch is a subquery of its own: a locking clause may not sit on a UNION's
     member.) `ranked` False leaves every ranked job out; `reserve` adds the contest branch (parameter $5)."""
-    branches = [_RERUN_PICK.format(no_ranked="" if ranked else " AND mode <> 'ranked'")]
+    rerun = _RERUN_PICK.format(no_ranked="" if ranked else " AND mode <> 'ranked'", avoided=_AVOIDED.format(j=""))
+    branches = [rerun]
     if reserve and ranked:
         branches.append(_RESERVED_PICK)
     branches += [_MODE_PICK.format(mode=mode) for mode in MODE_PRIORITY if ranked or mode != "ranked"]
@@ -389,7 +422,7 @@ def _fenced(states: str) -> str:
 
 # The job's submission moves with it (as `submissions.set_status` moves it), in the same statement.
 _SUBMISSION_RUNNING = """UPDATE submissions s SET status = 'running', started_at = coalesce(s.started_at, now())
-    FROM moved WHERE s.id = moved.submission_id"""
+    FROM moved WHERE s.id = moved.submission_id AND NOT moved.podium_check"""
 
 
 async def set_running(conn: Conn, lease: Lease) -> bool:

@@ -51,7 +51,8 @@ async def double(fleet: TestFleet) -> AsyncIterator[RunnerDouble]:
 
 @pytest.fixture
 def bot_overrides(double: RunnerDouble) -> dict[str, Any]:
-    return {"fleet": "on", "local_runner": "off", "contest_freeze_interval_s": 0.2}
+    # The podium's second runs have their own tests (tests/store/test_podium_checks.py, test_e2e_podium_check.py).
+    return {"fleet": "on", "local_runner": "off", "contest_freeze_interval_s": 0.2, "contest_podium_check": False}
 
 
 async def job_of(arena: Arena, submission_id: int) -> int:

@@ -163,7 +163,7 @@ async def test_a_run_judged_after_the_freeze_is_not_on_the_frozen_board(pool: as
     await make_contest(pool)
     late = await run_at(pool, "alice", END - timedelta(seconds=1), score=None)
     # Freeze after the grace: the board froze without it.
-    await freeze_if_due(pool, END + timedelta(days=1))
+    await freeze_if_due(pool, END + timedelta(days=1), podium_check=False)
     await finish(pool, late, 10.0)
     judged = END + timedelta(days=1, minutes=1)
     await pool.execute("UPDATE submissions SET finished_at = $2 WHERE id = $1", late.submission_id, judged)

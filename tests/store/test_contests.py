@@ -95,12 +95,12 @@ async def test_a_contest_counts_runs_accepted_in_its_window_waits_for_late_jobs_
     assert places(live) == [("alice", 1, 3), ("bob", 1, 3), ("carol", 3, 5)]
     assert [(c.slug, c.entrants) for c in live.columns] == [("vector_add", 3), ("matmul", 1)]
 
-    waiting = await freeze_if_due(pool, END + timedelta(seconds=1))
+    waiting = await freeze_if_due(pool, END + timedelta(seconds=1), podium_check=False)
     assert waiting.frozen == [] and [w.pending_jobs for w in waiting.waiting] == [[late.job_id]]
     assert waiting.waiting[0].freeze_by == END + FREEZE_GRACE
 
     await finish(pool, late, 40.0)
-    report = await freeze_if_due(pool, END + timedelta(seconds=90))
+    report = await freeze_if_due(pool, END + timedelta(seconds=90), podium_check=False)
     assert [f.contest.slug for f in report.frozen] == ["spring"] and report.frozen[0].left_out_jobs == []
     final = report.frozen[0].board
     assert final.frozen and places(final) == [("bob", 1, 2), ("alice", 2, 4), ("carol", 3, 6)]
@@ -117,7 +117,7 @@ async def test_a_contest_counts_runs_accepted_in_its_window_waits_for_late_jobs_
     assert [h.place for h in history] == [3] and bob.contests == 1
 
     # Freezing and rating again change nothing.
-    again = await freeze_if_due(pool, END + timedelta(hours=5))
+    again = await freeze_if_due(pool, END + timedelta(hours=5), podium_check=False)
     assert again.frozen == [] and again.waiting == []
     assert await rate_frozen_contest(pool, "spring", now=END + timedelta(hours=5)) == []
     assert (await user_rating(pool, "discord:bob"))[0] == bob
@@ -138,8 +138,8 @@ async def test_the_freeze_goes_ahead_without_jobs_still_unfinished_after_the_gra
     stuck = await submit(pool, request("bob"), ROOMY)
     await stamp(pool, stuck, START + timedelta(seconds=50))
 
-    assert (await freeze_if_due(pool, END + FREEZE_GRACE - timedelta(seconds=1))).frozen == []
-    report = await freeze_if_due(pool, END + FREEZE_GRACE)
+    assert (await freeze_if_due(pool, END + FREEZE_GRACE - timedelta(seconds=1), podium_check=False)).frozen == []
+    report = await freeze_if_due(pool, END + FREEZE_GRACE, podium_check=False)
     assert report.frozen[0].left_out_jobs == [stuck.job_id]
     assert places(report.frozen[0].board) == [("alice", 1, 1)]
     assert report.frozen[0].ratings == [], "one entrant plays no game and is not rated"
@@ -155,7 +155,7 @@ async def test_a_moderator_rerun_changes_the_frozen_board_only_through_an_audite
     await make_contest(pool)
     alice = await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
     await ranked(pool, "bob", 80.0, START + timedelta(seconds=6))
-    await freeze_if_due(pool, END)
+    await freeze_if_due(pool, END, podium_check=False)
     ratings_before = await pool.fetch("SELECT * FROM ratings ORDER BY user_id")
 
     job_id = await rerun_submission(pool, MOD, alice.submission_id, "noisy host")
@@ -163,7 +163,7 @@ async def test_a_moderator_rerun_changes_the_frozen_board_only_through_an_audite
         await amend_frozen_board(pool, MOD, "spring", "rerun", now=END + timedelta(minutes=5))
     await finish(pool, job_id, 100.0)
     assert places(await contest_board(pool, "spring")) == [("bob", 1, 1), ("alice", 2, 2)], "frozen until amended"
-    assert (await freeze_if_due(pool, END + timedelta(minutes=6))).frozen == []
+    assert (await freeze_if_due(pool, END + timedelta(minutes=6), podium_check=False)).frozen == []
 
     amendment = await amend_frozen_board(
         pool, MOD, "spring", "rerun after a noisy host", now=END + timedelta(minutes=7)
@@ -208,7 +208,7 @@ async def test_a_cancelled_contest_never_freezes_and_hides_nothing(pool: asyncpg
     await make_contest(pool, problems=("secret_sum",))
     await cancel_contest(pool, MOD, "spring", "wrong problem", now=CREATED)
     assert await hidden_problem_ids(pool, CREATED) == set()
-    report = await freeze_if_due(pool, END + timedelta(days=1))
+    report = await freeze_if_due(pool, END + timedelta(days=1), podium_check=False)
     assert report.frozen == [] and report.waiting == []
     with pytest.raises(ContestError, match="cancelled already"):
         await cancel_contest(pool, MOD, "spring", "again", now=CREATED)
@@ -304,7 +304,7 @@ async def test_two_schedulers_freezing_at_once_freeze_and_rate_the_contest_once(
     await make_contest(pool)
     await ranked(pool, "alice", 50.0, START + timedelta(seconds=5))
     await ranked(pool, "bob", 80.0, START + timedelta(seconds=6))
-    reports = await asyncio.gather(*(freeze_if_due(pool, END) for _ in range(4)))
+    reports = await asyncio.gather(*(freeze_if_due(pool, END, podium_check=False) for _ in range(4)))
     assert sum(len(r.frozen) for r in reports) == 1
     assert await pool.fetchval("SELECT count(*) FROM rating_history") == 2
     assert {r["contests"] for r in await pool.fetch("SELECT contests FROM ratings")} == {1}
@@ -323,9 +323,11 @@ async def test_the_bots_freezer_waits_for_late_runs_only_as_long_as_its_grace(po
         return None
 
     ten_minutes_on = END + timedelta(minutes=10)
-    patient = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on)  # the default hour
+    patient = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on, podium_check=False)  # the default hour
     assert [w.pending_jobs for w in (await patient.tick()).waiting] == [[late.job_id]]
-    brief = ContestFreezer(pool, 1.0, announce, clock=lambda: ten_minutes_on, grace=timedelta(minutes=5))
+    brief = ContestFreezer(
+        pool, 1.0, announce, clock=lambda: ten_minutes_on, grace=timedelta(minutes=5), podium_check=False
+    )
     frozen = (await brief.tick()).frozen
     assert [f.contest.slug for f in frozen] == ["spring"] and frozen[0].left_out_jobs == [late.job_id]
 
@@ -345,7 +347,7 @@ async def test_a_restarted_freezer_neither_repeats_the_waiting_note_nor_loses_a_
         posted.append(str(embed.title))  # type: ignore[attr-defined]
 
     def freezer(at: datetime) -> ContestFreezer:
-        return ContestFreezer(pool, 1.0, announce, clock=lambda: at)
+        return ContestFreezer(pool, 1.0, announce, clock=lambda: at, podium_check=False)
 
     await freezer(END + timedelta(seconds=1)).tick()
     await freezer(END + timedelta(seconds=2)).tick()  # a restarted bot: a new freezer, nothing in memory
@@ -353,7 +355,9 @@ async def test_a_restarted_freezer_neither_repeats_the_waiting_note_nor_loses_a_
 
     # The board freezes, and the process stops before it announces the podium.
     await finish(pool, late, 30.0)
-    assert [f.contest.slug for f in (await freeze_if_due(pool, END + timedelta(seconds=30))).frozen] == ["spring"]
+    assert [
+        f.contest.slug for f in (await freeze_if_due(pool, END + timedelta(seconds=30), podium_check=False)).frozen
+    ] == ["spring"]
     await freezer(END + timedelta(seconds=40)).tick()
     await freezer(END + timedelta(seconds=50)).tick()
     assert posted == ["⏳ Spring sprint has ended", "🏆 Spring sprint is over"]
