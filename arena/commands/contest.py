@@ -185,7 +185,7 @@ async def _invite(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
 
 
 async def _freeze(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
-    report = await freeze_if_due(pool, now)
+    report = await freeze_if_due(pool, now, podium_check=args.podium_check)
     for frozen in report.frozen:
         podium = ", ".join(f"#{line.place} {line.display_name}" for line in frozen.board.podium) or "nobody"
         print(f"froze {frozen.contest.slug}: podium {podium}; {len(frozen.ratings)} ratings updated")
@@ -304,6 +304,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=_run(_invite))
 
     c = contest.add_parser("freeze", help="freeze the contests that are due, rate them, and print the podiums")
+    c.add_argument(
+        "--podium-check",
+        action="store_true",
+        help="first run each podium entry a second time (queued for the bot's or the API's dispatcher; the CLI runs "
+        "no queued jobs itself): run the command again once they are judged",
+    )
     c.set_defaults(func=_run(_freeze))
 
     p = sub.add_parser("rating", help="a user's contest rating (Elo-MMR) and its history")
