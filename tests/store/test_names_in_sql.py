@@ -35,6 +35,7 @@ NAMED_COLUMNS: dict[tuple[str, str], tuple[str, ...]] = {
 OTHER_VOCABULARIES: dict[tuple[str, str], str] = {
     ("case_results", "kind"): "a stored case is a test or a benchmark case: its phase, not the submission's mode",
     ("jobs", "state"): "a job's place in the dispatch queue (dispatched, done), not the submission's status",
+    ("podium_checks", "verdict"): "how a podium's second run compared with its first (agreed, failed), not a status",
 }
 EVERY_NAME = {name for listed in NAMED_COLUMNS.values() for name in listed}
 

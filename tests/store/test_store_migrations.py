@@ -36,6 +36,7 @@ TABLES = {
     "contest_invitations",
     "contest_standings",
     "contest_standing_cells",
+    "podium_checks",
     "ratings",
     "rating_history",
     "rating_archive",
