@@ -35,7 +35,7 @@ def load_settings(host: str | None = None, port: int | None = None, dispatch: bo
         return ApiSettings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
-        raise UserFacingError(f"The API's configuration is wrong ({problems}); see the README's table.") from exc
+        raise UserFacingError(f"The API's configuration is wrong ({problems}); see docs/configuration.md.") from exc
 
 
 def runner_factory(session: aiohttp.ClientSession, fleet: FleetSettings) -> RunnerFactory:

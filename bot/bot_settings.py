@@ -21,8 +21,8 @@ GPU_TYPE_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
 RUNNERS_REMOVED = (
     "ARENA_BOT_RUNNERS is no longer read: runners now join their GPU pool by themselves. Remove it, start the API "
     "service (`arena api`), make a bootstrap token for each pool (`arena fleet token create --pool h100`), and start "
-    'each runner with `arena runner serve --join http://<api>:8800 --token-file <file>` (README, "A fleet of '
-    'runners"). The runner secrets ARENA_BOT_RUNNER_SECRET(_FILE) are gone too: each runner gets its own.'
+    "each runner with `arena runner serve --join http://<api>:8800 --token-file <file>` (docs/fleet.md). The "
+    "runner secrets ARENA_BOT_RUNNER_SECRET(_FILE) are gone too: each runner gets its own."
 )
 
 

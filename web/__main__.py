@@ -32,7 +32,9 @@ def load_settings(host: str | None = None, port: int | None = None) -> WebSettin
         return WebSettings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
-        raise UserFacingError(f"The web server's configuration is wrong ({problems}); see the README's table.") from exc
+        raise UserFacingError(
+            f"The web server's configuration is wrong ({problems}); see docs/configuration.md."
+        ) from exc
 
 
 def run(host: str | None = None, port: int | None = None, *, verbose: bool = False) -> int:
