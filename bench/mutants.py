@@ -49,7 +49,7 @@ MUTANTS = (
     Mutant(
         name="teardown-never-waits",
         why="a job goes on at once, whether or not the slot's previous teardown has ended",
-        path="runner/host/job.py",
+        path="runner/job/run.py",
         original=TEARDOWN_WAIT,
         mutated="pass",
         tests=TEARDOWN_TESTS,
@@ -57,7 +57,7 @@ MUTANTS = (
     Mutant(
         name="teardown-starts-but-never-waits",
         why="a job schedules the previous teardown's wait and goes on without it",
-        path="runner/host/job.py",
+        path="runner/job/run.py",
         original=TEARDOWN_WAIT,
         mutated="asyncio.ensure_future(self.after)",
         tests=TEARDOWN_TESTS[:1],

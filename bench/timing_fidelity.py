@@ -6,7 +6,7 @@ For each calibration kernel it prints the runtime from each method and checks th
 max(2 %, 0.3 µs) of ncu's `gpu__time_duration.sum`, converged within 1 s of GPU time. The arena and seed
 columns come from the production path: each kernel is a submission (a Python `solution` for the torch kernels,
 the CUDA example for the CUDA ones) to a problem sent as module text whose only case is the kernel's size, run
-by `runner.host.job.run_job` (the judge and the launcher in their own processes, every call checked); ncu and
+by `runner.job.run.run_job` (the judge and the launcher in their own processes, every call checked); ncu and
 do_bench time the same kernel at the same size in a process of their own. `--split` also runs the CUDA
 examples' whole case lists through the runner, each case beside ncu's reading of the same kernel at the same
 dims. With `--repeat N` it runs one submission N times, each in fresh processes, and reports the spread of its
@@ -389,7 +389,7 @@ class RunnerError(RuntimeError):
 
 async def through_run_job(kernel: Kernel, measure: MeasureConfig) -> tuple[CaseTiming, float]:
     """The kernel's one case timed by the runner as a submission is, and the job's benchmark phase in seconds."""
-    from runner.host.job import run_job
+    from runner.job.run import run_job
 
     result = await run_job(kernel.request(measure))
     if result.status != "passed" or len(result.timings) != 1:
@@ -487,7 +487,7 @@ def _request(example: str, slug: str, submission_id: str) -> JobRequest:
 async def through_the_runner(example: str, slug: str, *, skip_ncu: bool) -> str:
     """One submission through the real runner (judge and launcher, fresh inputs on every call, the checks),
     each case against ncu's reading of the same kernel at the same dims."""
-    from runner.host.job import run_job
+    from runner.job.run import run_job
 
     result = await run_job(_request(example, slug, f"fidelity-split-{slug}"))
     if result.status != "passed":
@@ -514,7 +514,7 @@ async def through_the_runner(example: str, slug: str, *, skip_ncu: bool) -> str:
 
 
 async def repeat_submission(times: int, example: str, slug: str) -> str:
-    from runner.host.job import run_job
+    from runner.job.run import run_job
 
     medians: list[list[float]] = []
     for i in range(times):

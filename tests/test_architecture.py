@@ -5,6 +5,8 @@
 - The front ends reach runners through the backends in `runner/clients/`, never through the runner's processes.
 - The web leaderboard is a front end of its own: it needs neither discord.py (the bot) nor torch (the problems'
   modules), so its host installs `kernel-arena[web]` only.
+- Inside `runner/`, the folders (its subpackages, and the package's own modules as one more) import one another
+  without a cycle, so each can be read, and tested, above the ones it imports.
 - `problems/` is the bottom of the tree: the runner and the core import it, and it imports nothing of theirs.
 - The names every layer shares (dtypes, languages, modes, timing methods, score metrics, statuses) are listed
   once, in `runner.names`, which imports nothing of the project. No other module spells one of those lists out;
@@ -14,6 +16,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping, Set
+from itertools import pairwise
 from typing import get_args
 
 import pytest
@@ -53,12 +57,83 @@ def test_the_core_sees_the_runner_only_through_its_api_and_client_interface(modu
 
 
 def test_the_walk_sees_runner_internals_where_they_are_imported() -> None:
-    # The local backend does reach the runner's host code: the check above could fail.
-    assert "runner.host.job" in import_closure("runner.clients.local")
+    # The local backend does reach the runner's internals (one job's run): the check above could fail.
+    assert "runner.job.run" in import_closure("runner.clients.local")
 
 
 def test_the_runner_client_interface_imports_only_the_wire_models() -> None:
     assert _runner_modules(import_closure("runner.client")) == {"runner", "runner.api", "runner.client", "runner.names"}
+
+
+def _runner_folder(module: str) -> str:
+    """The folder of a runner module: its subpackage (`runner.host`), or `runner` for the package's own modules
+    (runner/*.py). `runner.__main__`, the entry point of `python -m runner` that nothing imports, is a node of its
+    own: it starts the daemon, so it stands above every folder."""
+    parts = module.split(".")
+    path = module_file(module)
+    if module == "runner.__main__" or path is None:
+        return module
+    if len(parts) > 2 or (len(parts) == 2 and path.name == "__init__.py"):
+        return ".".join(parts[:2])
+    return "runner"
+
+
+def _runner_folder_imports() -> dict[str, dict[str, set[str]]]:
+    """Which runner folder imports which (at the top or inside a function), with the imports behind each edge
+    (`a imports b`). Importing a module runs its packages too, so those count as imported."""
+    edges: dict[str, dict[str, set[str]]] = {}
+    for module in modules_under("runner"):
+        source = _runner_folder(module)
+        for target in sorted(m for m in direct_imports(module) if m.split(".")[0] == "runner"):
+            parts = target.split(".")
+            for name in [target, *(".".join(parts[:i]) for i in range(1, len(parts)))]:
+                folder = _runner_folder(name)
+                if folder == source or (name != target and folder == _runner_folder(target)):
+                    continue
+                why = f"{module} imports {target}" + ("" if name == target else f", in package {name}")
+                edges.setdefault(source, {}).setdefault(folder, set()).add(why)
+    return edges
+
+
+def _cycles(graph: Mapping[str, Set[str]]) -> list[list[str]]:
+    """Each cycle of `graph`, once, as its nodes from the first (in sorted order) back to it: for each edge, the
+    shortest way back to its start."""
+    found: set[tuple[str, ...]] = set()
+    for start in sorted(graph):
+        for first in sorted(graph[start]):
+            paths, todo = {first: [first]}, [first]
+            while todo and start not in paths:
+                node = todo.pop(0)
+                for nxt in sorted(graph.get(node, ())):
+                    if nxt not in paths:
+                        paths[nxt] = [*paths[node], nxt]
+                        todo.append(nxt)
+            if start in paths:
+                ring = [start, *paths[start][:-1]]
+                turn = ring.index(min(ring))
+                found.add(tuple(ring[turn:] + ring[:turn]))
+    return [[*ring, ring[0]] for ring in sorted(found)]
+
+
+def test_runner_subpackages_import_one_another_without_cycles() -> None:
+    edges = _runner_folder_imports()
+    cycles = _cycles({source: set(targets) for source, targets in edges.items()})
+    described = [
+        " -> ".join(cycle) + "".join(f"\n    {imp}" for a, b in pairwise(cycle) for imp in sorted(edges[a][b]))
+        for cycle in cycles
+    ]
+    assert not described, "runner's folders import one another in a cycle:\n" + "\n".join(described)
+
+
+def test_the_cycle_search_finds_a_cycle_where_there_is_one() -> None:
+    # The check above could fail: a cycle of three is found once, from its first node, and a chain is no cycle.
+    graph = {"c": {"a"}, "a": {"b"}, "b": {"c", "d"}, "d": set()}
+    assert _cycles(graph) == [["a", "b", "c", "a"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+    # The folders are those of the tree: a subpackage's modules, the package's own, and the entry point apart.
+    assert _runner_folder("runner.host.sandbox") == _runner_folder("runner.host") == "runner.host"
+    assert _runner_folder("runner.api") == _runner_folder("runner") == "runner"
+    assert _runner_folder("runner.__main__") == "runner.__main__"
 
 
 @pytest.mark.parametrize("module", modules_under("problems"))

@@ -263,7 +263,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return submit_on_server(args)
     if args.stream or args.gpu is not None:
         raise UserFacingError("--stream and --gpu go with --server: a local run follows its own progress.")
-    from runner.host.job import run_job
+    from runner.job.run import run_job
 
     secret = _read_secret(args.secret_file) if args.runner else None
     problem = find_problem(args.slug)

@@ -1,4 +1,4 @@
-"""The local backend: jobs run on this machine, each in fresh sandboxed workers (`runner.host.job.run_job`).
+"""The local backend: jobs run on this machine, each in fresh sandboxed workers (`runner.job.run.run_job`).
 
 `LocalRunner` is a `runner.client.JobRunner`. Its jobs belong to the runner, not to the dispatcher that started
 them, so a dispatcher restarted in the same process re-attaches to a job still running here, as it would to a
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from runner.api import JobEvent, JobRequest, MeasureConfig, SubmissionResult, ValidateReport, ValidateRequest
 from runner.client import EventCallback, RunnerLostError, RunnerRefusedError
 from runner.gpus import gpu_type_for
-from runner.host.job import DEFAULT_JOB_TIMEOUT_S, run_job
+from runner.job.run import DEFAULT_JOB_TIMEOUT_S, run_job
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ def detect_gpu_type(device_kind: str = "auto") -> str:
 
 
 class LocalValidator:
-    """The self-test in a sandboxed worker on this machine (`runner.host.job.run_validation`)."""
+    """The self-test in a sandboxed worker on this machine (`runner.job.run.run_validation`)."""
 
     def __init__(self, gpu_type: str, name: str | None = None) -> None:
         self._gpu_type = gpu_type
@@ -189,7 +189,7 @@ class LocalValidator:
         return self._gpu_type
 
     async def validate(self, request: ValidateRequest) -> ValidateReport:
-        from runner.host.job import run_validation
+        from runner.job.run import run_validation
 
         device_kind = "cpu" if self._gpu_type == "cpu" else "gpu"
         return await run_validation(request.model_copy(update={"device_kind": device_kind}))

@@ -1,7 +1,7 @@
 """Canary measurements on the daemon side: run the canary set on one slot, in a child process, and read its report.
 
 The daemon never imports torch, so the set (`runner.daemon.canary_kernels`) runs in a child process that sees
-only the slot's device, as the peak probe does (`runner.daemon.device_peaks`). The runner measures when it joins
+only the slot's device, as the peak probe does (`runner.host.device_peaks`). The runner measures when it joins
 its pool and then periodically, and sends the report to the core, which judges it against the pool's
 (`core/canary.py`).
 """
@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from runner.api import CanaryReport
-from runner.daemon.devices import Slot
+from runner.host.devices import Slot
 
 log = logging.getLogger(__name__)
 

@@ -29,11 +29,12 @@ from runner.api import (
     ValidateReport,
     ValidateRequest,
 )
-from runner.daemon.device_peaks import device_peaks
-from runner.daemon.devices import Gpu, Slot, plan_slots, query_gpus
 from runner.daemon.metrics import Metrics
+from runner.daemon.slots import plan_slots
+from runner.host.device_peaks import device_peaks
+from runner.host.devices import Gpu, Slot, query_gpus
 from runner.host.executor import Executor, WarmWorker, start_warm_worker
-from runner.host.job import failure_result, run_job, run_validation
+from runner.job.run import failure_result, run_job, run_validation
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
@@ -145,7 +146,7 @@ class JobManager:
         self._tasks: list[asyncio.Task[None]] = []
         # Per slot, the processes started ahead for its next jobs, oldest first.
         self._warm: dict[int, deque[WarmWorker]] = {}
-        # Per GPU slot, the teardown of its last job, which may outlive the job's result (runner.host.job.run_job).
+        # Per GPU slot, the teardown of its last job, which may outlive the job's result (runner.job.run.run_job).
         self._teardowns: dict[int, asyncio.Task[float]] = {}
 
     async def start(self) -> None:

@@ -40,10 +40,11 @@ from runner.api import (
 )
 from runner.auth import runner_sign_headers
 from runner.daemon.canary import CanaryError, measure_canaries
-from runner.daemon.devices import package_version, slots_gpu_type
 from runner.daemon.jobs import JobManager
+from runner.daemon.slots import slots_gpu_type
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
+from runner.host.devices import package_version
 from runner.host.sandbox import SandboxLevel
 
 log = logging.getLogger(__name__)

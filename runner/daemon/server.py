@@ -41,7 +41,6 @@ from runner.auth import (
     Verifier,
     make_auth_middleware,
 )
-from runner.daemon.devices import package_version, slots_gpu_type
 from runner.daemon.jobs import (
     DrainingError,
     Job,
@@ -53,8 +52,10 @@ from runner.daemon.jobs import (
 )
 from runner.daemon.membership import Membership
 from runner.daemon.metrics import Metrics
+from runner.daemon.slots import slots_gpu_type
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
+from runner.host.devices import package_version
 from runner.host.sandbox import SandboxLevel
 from runner.profiling.availability import jobs_run_as_root, profiling_support
 from runner.settings import RunnerSettings, SettingsError

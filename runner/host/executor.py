@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from runner.api import JobRequest
-from runner.daemon.devices import Slot
 from runner.host.compile import DEFAULT_CACHE_MAX_BYTES
+from runner.host.devices import Slot
 from runner.host.memory_cgroup import find_job_cgroups
 from runner.host.process import SandboxedProcess
 from runner.host.sandbox import JobDir, Sandbox, SandboxPolicy, open_sandbox, python_command

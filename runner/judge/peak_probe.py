@@ -1,7 +1,7 @@
 """Peak rates of the visible GPU, measured: what the physical floor divides by.
 
 `python -m runner.judge.peak_probe` measures `cuda:0` (whatever CUDA_VISIBLE_DEVICES shows) and prints one
-line, `MeasuredPeaks` as JSON, on stdout. The daemon runs it in a child process (`runner.daemon.device_peaks`)
+line, `MeasuredPeaks` as JSON, on stdout. The daemon runs it in a child process (`runner.host.device_peaks`)
 because the daemon itself never imports torch. Exit status 2 means no CUDA device is visible.
 
 Bandwidth is the better of a streaming copy and a streaming read of a buffer far larger than L2; the

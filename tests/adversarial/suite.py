@@ -7,7 +7,7 @@ verdicts that count as defeating it. A verdict is an error code of `runner.api.E
 named honest `control`, run in the same suite run, so the cheat bought nothing.
 
 `judge_entry` decides whether one `SubmissionResult` meets its entry. `SuiteRunner` runs entries through the
-real runner (`runner.host.job.run_job`, the real sandbox) for `test_adversarial.py` and `scripts/adversarial.py`.
+real runner (`runner.job.run.run_job`, the real sandbox) for `test_adversarial.py` and `scripts/adversarial.py`.
 The runner's environment carries a sentinel secret (`SENTINEL_ENV`): probes that read secrets, environments
 or other jobs' files must never bring it back.
 """
@@ -29,7 +29,7 @@ from typing import Literal
 
 from runner.api import DType, JobRequest, Language, MeasureConfig, SubmissionResult
 from runner.host.executor import Executor
-from runner.host.job import run_job
+from runner.job.run import run_job
 from runner.settings import RunnerSettings
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
@@ -780,9 +780,7 @@ async def open_suite_runner(
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
-    runner = SuiteRunner(
-        root, listener.getsockname()[1], limits=limits, measure=measure, sandbox_limits=sandbox_limits
-    )
+    runner = SuiteRunner(root, listener.getsockname()[1], limits=limits, measure=measure, sandbox_limits=sandbox_limits)
     try:
         yield runner
     finally:

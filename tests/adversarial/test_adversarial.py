@@ -1,6 +1,6 @@
 """The adversarial regression suite (DESIGN.md §6) against the real runner and its real sandbox.
 
-`test_entry_gets_its_expected_verdict` runs every entry of `suite.ENTRIES` through `runner.host.job.run_job`:
+`test_entry_gets_its_expected_verdict` runs every entry of `suite.ENTRIES` through `runner.job.run.run_job`:
 cheats must be rejected, or timed at no better than their honest control's cost; controls must pass. Entries
 that need a GPU are marked `gpu`, CUDA sources `nvcc`; both skip themselves where the machine lacks them.
 The other tests check the suite itself, without running anything.

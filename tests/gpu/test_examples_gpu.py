@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runner.api import JobRequest, MeasureConfig, SubmissionResult
-from runner.host.job import run_job
+from runner.job.run import run_job
 
 pytestmark = pytest.mark.gpu
 

@@ -13,7 +13,7 @@ import pytest
 
 from runner.api import DType, JobRequest, SubmissionResult
 from runner.host.executor import default_executor
-from runner.host.job import run_job
+from runner.job.run import run_job
 from runner.profiling.availability import jobs_run_as_root, profiling_support
 
 pytestmark = pytest.mark.gpu

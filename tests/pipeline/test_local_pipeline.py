@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from runner.api import JobEvent, JobRequest, MeasureConfig, SubmissionResult
-from runner.host.job import run_job
+from runner.job.run import run_job
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FAST = MeasureConfig(target_cv=0.5, min_samples=3, max_samples=50, max_seconds=1.0)

@@ -13,7 +13,8 @@ import pytest
 
 from runner.daemon.canary import CanaryError, measure_canaries, report_from_output
 from runner.daemon.canary_kernels import CPU_SAMPLES, GPU_SAMPLES, SET_VERSION, median_rse
-from runner.daemon.devices import Slot, cpu_slot, gpu_slots, query_gpus
+from runner.daemon.slots import cpu_slot, gpu_slots
+from runner.host.devices import Slot, query_gpus
 from runner.timing.criteria import MedianRelativeError
 
 CPU_SET = {"matmul_fp32_512", "memcpy_16MiB", "python_loop_20k"}

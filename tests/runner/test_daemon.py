@@ -40,7 +40,7 @@ async def test_health_reports_the_registry_gpu_type_of_its_devices(remote: Runne
 
 def test_daemon_modules_do_not_import_torch() -> None:
     code = (
-        "import sys, runner.daemon.server, runner.daemon.jobs, runner.host.job, runner.host.sandbox\n"
+        "import sys, runner.daemon.server, runner.daemon.jobs, runner.job.run, runner.host.sandbox\n"
         "import runner.clients.http\n"
         "import arena.commands.runner\n"
         "assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))"

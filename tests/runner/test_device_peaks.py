@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from runner.api import MeasuredPeaks
-from runner.daemon.device_peaks import REPO_ROOT, device_peaks, forget_cached_peaks, peaks_key
-from runner.daemon.devices import Slot, cpu_slot, gpu_slots, query_gpus
+from runner.daemon.slots import cpu_slot, gpu_slots
+from runner.host.device_peaks import REPO_ROOT, device_peaks, forget_cached_peaks, peaks_key
+from runner.host.devices import Slot, query_gpus
 
 PEAKS = MeasuredPeaks(
     device="NVIDIA H100 80GB HBM3",
@@ -145,7 +146,7 @@ async def test_corrupt_cache_file_is_measured_again(tmp_path: Path, caplog: pyte
     cache_dir = tmp_path / "cache"
     cache_file(cache_dir, python=fake.path).parent.mkdir(parents=True)
     cache_file(cache_dir, python=fake.path).write_text('{"device": "NVIDIA H100 80GB HBM3", "bandwid')
-    with caplog.at_level(logging.WARNING, logger="runner.daemon.device_peaks"):
+    with caplog.at_level(logging.WARNING, logger="runner.host.device_peaks"):
         assert await device_peaks(str(fake.path), H100_SLOT, cache_dir) == PEAKS
     assert "unreadable peaks cache" in caplog.text
     assert len(fake.runs()) == 1
@@ -174,13 +175,13 @@ async def test_a_device_name_mismatch_is_logged_and_the_peaks_kept(
 ) -> None:
     fake = fake_python(tmp_path)
     h200 = Slot(0, "NVIDIA H200", True, {"CUDA_VISIBLE_DEVICES": "GPU-test-uuid"}, (9, 0))
-    with caplog.at_level(logging.WARNING, logger="runner.daemon.device_peaks"):
+    with caplog.at_level(logging.WARNING, logger="runner.host.device_peaks"):
         assert await device_peaks(str(fake.path), h200, None) == PEAKS
     assert "NVIDIA H100 80GB HBM3" in caplog.text
 
 
 def test_the_daemon_side_never_imports_torch() -> None:
-    code = "import sys, runner.daemon.device_peaks; sys.exit('torch' in sys.modules)"
+    code = "import sys, runner.host.device_peaks; sys.exit('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=False).returncode == 0
 
 

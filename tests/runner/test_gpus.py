@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bot.bot_settings import GPU_TYPE_PATTERN, BotSettings, DeviceSpec
-from runner.daemon.devices import Gpu, cpu_slot, gpu_slots, slots_gpu_type
+from runner.daemon.slots import cpu_slot, gpu_slots, slots_gpu_type
 from runner.gpus import (
     CPU,
     GPU_MODELS,
@@ -20,6 +20,7 @@ from runner.gpus import (
     spec_for,
 )
 from runner.host.compile import compile_flags, cuda_arch
+from runner.host.devices import Gpu
 from runner.timing.calibration import EMPTY_KERNEL_NCU_US, event_overhead_s
 
 H100_NAME = "NVIDIA H100 80GB HBM3"

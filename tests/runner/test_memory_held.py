@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from runner.host.executor import Executor
-from runner.host.job import run_job
 from runner.host.memory_cgroup import find_job_cgroups
 from runner.host.sandbox import SandboxLevel
+from runner.job.run import run_job
 from tests.runner.conftest import job_request, settings_for, submission
 
 pytestmark = pytest.mark.timeout(600)

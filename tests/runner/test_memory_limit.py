@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from runner.host.executor import Executor
-from runner.host.job import run_job
 from runner.host.process import tree_memory
+from runner.job.run import run_job
 from runner.settings import RunnerSettings, host_memory_mb
 from tests.runner.conftest import good_request, job_request, settings_for
 

@@ -16,7 +16,7 @@ from problems.registry import get_problem
 from runner.api import ProfileReport
 from runner.errors import BadRequestError, ProfilerUnavailableError, SolutionRuntimeError
 from runner.host.executor import Executor
-from runner.host.job import run_job
+from runner.job.run import run_job
 from runner.judge.evaluate import profile_target
 from runner.profiling import collect
 from runner.profiling.availability import counters_admin_only, profiling_support

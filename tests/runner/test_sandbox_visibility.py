@@ -20,8 +20,8 @@ import pytest
 
 from runner.api import SubmissionResult
 from runner.host.executor import Executor
-from runner.host.job import run_job
 from runner.host.sandbox import PACKAGE_ROOT, SandboxLevel, SandboxPolicy
+from runner.job.run import run_job
 from tests.runner.conftest import good_request, job_request, settings_for
 
 PROBE = """

@@ -14,7 +14,7 @@ from problems.registry import builtin_problems, get_problem
 from runner.api import SubmissionResult
 from runner.errors import SignatureMismatchError
 from runner.host.executor import Executor
-from runner.host.job import run_job
+from runner.job.run import run_job
 from runner.launcher.signature import check_signature, expected_signature
 from tests.honest.corpus import HONEST_SUBMISSIONS, PATTERNS
 from tests.problems.selfcheck import load_python, solution_path

@@ -11,7 +11,7 @@ import pytest
 
 from runner.api import OUTPUT_KEEP_BYTES, JobRequest, MeasureConfig, PhaseOutput, SubmissionResult
 from runner.host.executor import Executor
-from runner.host.job import run_job
+from runner.job.run import run_job
 from runner.judge.evaluate import PRINTED_WHILE_TIMED
 from tests.runner.conftest import good_request, job_request, settings_for
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from runner.api import JobEvent
-from runner.daemon.devices import default_slot
+from runner.host.devices import default_slot
 from runner.host.executor import Executor, job_env, start_warm_worker
-from runner.host.job import run_job
+from runner.job.run import run_job
 from tests.runner.conftest import good_request, settings_for
 
 

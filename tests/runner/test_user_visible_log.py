@@ -8,8 +8,8 @@ import secrets
 from pathlib import Path
 
 from runner.host.executor import Executor
-from runner.host.job import run_job
 from runner.host.process import UNSHARE_KILLED_NOISE, without_unshare_noise
+from runner.job.run import run_job
 from tests.runner.conftest import job_request, settings_for, submission
 
 NAMES_ITS_FILE = """

@@ -1,6 +1,6 @@
 """Real jobs on the local worker: the CLI's path end to end, and crash recovery that finishes a job exactly once.
 
-These run `runner.host.job.run_job` (a worker subprocess that imports torch), so each takes a few seconds.
+These run `runner.job.run.run_job` (a worker subprocess that imports torch), so each takes a few seconds.
 """
 
 from __future__ import annotations

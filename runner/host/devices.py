@@ -1,7 +1,7 @@
 """What this host can run jobs on, found without creating a CUDA context: nvidia-smi (NVML) and metadata only.
 
-The daemon never imports torch. It learns the GPUs from `nvidia-smi`, the library versions from package
-metadata, and gives each GPU its own slot: a job sees exactly one GPU through CUDA_VISIBLE_DEVICES.
+Nothing here imports torch: the GPUs come from `nvidia-smi`, the library versions from package metadata. A job
+runs in a `Slot`, a GPU or the CPU; which slots the daemon serves, one per GPU, is its plan (`runner.daemon.slots`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import platform
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from runner.gpus import CPU, gpu_type_for
@@ -20,10 +20,6 @@ log = logging.getLogger(__name__)
 
 NVIDIA_SMI_TIMEOUT_S = 20.0
 _QUERY = "index,uuid,name,compute_cap,driver_version,memory.total"
-
-
-class DeviceError(RuntimeError):
-    """The configured devices do not exist here; the message says which setting to change."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +46,6 @@ class Slot:
     def gpu_type(self) -> str:
         """The board key of this slot's device, from the GPU registry: `cpu` for the CPU slot."""
         return gpu_type_for(self.name) if self.is_gpu else CPU.key
-
-
-def slots_gpu_type(slots: Sequence[Slot]) -> str | None:
-    """The one GPU type the slots serve, or None when they hold several models (or there are none): a runner
-    serves boards of one type, so the bot refuses a runner whose slots mix them."""
-    types = {slot.gpu_type for slot in slots}
-    return types.pop() if len(types) == 1 else None
 
 
 def _parse_gpu(line: str) -> Gpu | None:
@@ -91,32 +80,6 @@ def query_gpus() -> list[Gpu]:
         log.warning("nvidia-smi exited with %d, assuming no GPU: %s", out.returncode, out.stderr.strip())
         return []
     return [gpu for line in out.stdout.splitlines() if line.strip() and (gpu := _parse_gpu(line))]
-
-
-def cpu_slot() -> Slot:
-    """The single CPU slot; it hides every GPU from the job."""
-    return Slot(0, f"CPU ({platform.machine()})", False, {"CUDA_VISIBLE_DEVICES": ""})
-
-
-def gpu_slots(gpus: Sequence[Gpu], wanted: Sequence[str] | None) -> list[Slot]:
-    """One slot per GPU (restricted to `wanted` indices or UUIDs), each seeing only its own GPU."""
-    chosen = list(gpus)
-    if wanted:
-        chosen = [g for g in gpus if str(g.index) in wanted or g.uuid in wanted]
-        missing = set(wanted) - {str(g.index) for g in chosen} - {g.uuid for g in chosen}
-        if missing:
-            raise DeviceError(f"RUNNER_GPUS names {', '.join(sorted(missing))}, which nvidia-smi does not list.")
-    # A UUID, unlike an index, names the same GPU whatever CUDA_DEVICE_ORDER the job's libraries use.
-    return [Slot(i, g.name, True, {"CUDA_VISIBLE_DEVICES": g.uuid}, g.capability) for i, g in enumerate(chosen)]
-
-
-def plan_slots(device: str, gpus: Sequence[Gpu], wanted: Sequence[str] | None) -> list[Slot]:
-    """Slots for RUNNER_DEVICE: `gpu` requires GPUs, `cpu` ignores them, `auto` uses them when present."""
-    if device == "cpu" or (device == "auto" and not gpus):
-        return [cpu_slot()]
-    if not gpus:
-        raise DeviceError("RUNNER_DEVICE=gpu, but nvidia-smi finds no GPU here. Install the driver or use auto.")
-    return gpu_slots(gpus, wanted)
 
 
 def default_slot() -> Slot:

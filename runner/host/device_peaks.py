@@ -1,4 +1,4 @@
-"""Peak rates measured on a slot's GPU, once per GPU and torch version: the daemon's side of the peak probe.
+"""Peak rates measured on a slot's GPU, once per GPU and torch version: the host's side of the peak probe.
 
 The daemon never imports torch, so the measurement runs in a child process (`runner.judge.peak_probe`) that
 sees only the slot's GPU. Its answer is kept in memory and on disk (`<cache_dir>/peaks/<key>.json`), keyed by
@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from runner.api import MeasuredPeaks
-from runner.daemon.devices import Slot, package_version
+from runner.host.devices import Slot, package_version
 
 log = logging.getLogger(__name__)
 

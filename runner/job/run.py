@@ -5,6 +5,7 @@ The judge (runner.judge.main) owns the inputs, the expected outputs, the verdict
 daemon's job table) never imports torch or the submission: a crash, a hang or a flood of output in the
 launcher becomes an error result here, and the caller keeps going. Deadlines per phase (compile, tests,
 benchmark) and per job are kept here, from the judge's events, and enforced by killing both process groups.
+A profile job, once its tests passed, runs the profiler (`runner.profiling.run`) in a sandboxed process of its own.
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ from runner.api import (
     ValidateReport,
     ValidateRequest,
 )
-from runner.daemon.device_peaks import device_peaks
-from runner.daemon.devices import Slot, default_slot
 from runner.errors import CompileError, SubmissionError, trim_log
 from runner.host.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
+from runner.host.device_peaks import device_peaks
+from runner.host.devices import Slot, default_slot
 from runner.host.executor import (
     DEFAULT_JOB_TIMEOUT_S,
     PEAKS_FILE,
