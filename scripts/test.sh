@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything the tests need, then runs them (GPU tests skip themselves without a GPU).
+#
+#   scripts/test.sh            the whole suite, as CI runs it
+#   scripts/test.sh --quick    all but the `slow` tier (real daemons, browsers, image builds, fault injection:
+#                              tests/tiers.py lists them), for an answer in minutes before a commit
+#
+# Any other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+marker=()
+if [ "${1:-}" = "--quick" ]; then
+  shift
+  marker=(-m "not slow")
+fi
 scripts/setup.sh
 # shellcheck disable=SC1091
 . .venv/bin/activate
@@ -9,4 +20,4 @@ ruff check .
 # One process by default. ARENA_TEST_WORKERS=2 runs two (pytest-xdist): 18 minutes instead of 28 on a 2-core machine,
 # but the judged runs of one worker then time their cases beside the other's load, and the runner answers some of
 # them `host_busy` (measured again, three times at most) where a test expects a verdict.
-python -m pytest -n "${ARENA_TEST_WORKERS:-0}" "$@"
+python -m pytest -n "${ARENA_TEST_WORKERS:-0}" "${marker[@]}" "$@"

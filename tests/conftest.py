@@ -1,4 +1,5 @@
-"""Shared test configuration: `gpu` tests need CUDA, `nvcc` tests need the CUDA compiler."""
+"""Shared test configuration: `gpu` tests need CUDA, `nvcc` tests need the CUDA compiler, and the modules of
+`tests/tiers.py: SLOW_MODULES` are the `slow` tier that `scripts/test.sh --quick` leaves out."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Generator
 from functools import cache
 
 import pytest
+
+from tests.tiers import SLOW_MODULES, TESTS
 
 
 @cache
@@ -21,7 +24,10 @@ def cuda_available() -> bool:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     no_gpu = pytest.mark.skip(reason="needs a CUDA GPU")
     no_nvcc = pytest.mark.skip(reason="needs nvcc on PATH")
+    slow = pytest.mark.slow
     for item in items:
+        if item.path.relative_to(TESTS).as_posix() in SLOW_MODULES:
+            item.add_marker(slow)
         if "gpu" in item.keywords and not cuda_available():
             item.add_marker(no_gpu)
         if "nvcc" in item.keywords and shutil.which("nvcc") is None:

@@ -71,7 +71,6 @@ def missing_prerequisite() -> str | None:
 
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.skipif(missing_prerequisite() is not None, reason=missing_prerequisite() or ""),
 ]
 
