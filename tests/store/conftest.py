@@ -9,7 +9,6 @@ transactions and LISTEN, as the bot does.
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 import uuid
 from collections.abc import AsyncIterator
@@ -22,10 +21,6 @@ from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSe
 from core.store.embedded import start_embedded
 from core.store.migrate import migrate
 from core.store.pool import create_pool, with_database
-
-# pytest imports test files with --import-mode=importlib, which puts no test directory on sys.path; the test
-# modules here share `store_helpers`, so this directory goes on the path (its module names are unique).
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 async def _admin(dsn: str, *statements: str) -> None:

@@ -20,7 +20,6 @@ from typing import Any
 import asyncpg
 import pytest
 import schemathesis
-from fleet_processes import Fleet
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
@@ -32,7 +31,6 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 from schemathesis.core.failures import FailureGroup
-from store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 
 from api.app import openapi_document
 from core.contests import ContestDraft, create_contest
@@ -40,6 +38,8 @@ from core.results import record_result
 from core.store import jobs
 from core.submissions import SubmitRequest, submit
 from core.tokens import create_token
+from tests.store.fleet_processes import Fleet
+from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from faults import free_port
 
 from api.app import create_app, openapi_document
 from api.settings import ApiSettings
+from tests.store.faults import free_port
 
 
 async def _probe(client: TestClient, path: str) -> tuple[int, str]:

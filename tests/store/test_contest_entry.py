@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
-from store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submit_scored
 
 from core.contests import ContestDraft, contest_board, create_contest, freeze_if_due, invite
 from core.contests.entry import ContestEntries, contest_entries, describe_span, submission_entries
@@ -19,6 +18,7 @@ from core.moderation import Actor, ban_user
 from core.problems import ProblemSpec, sync_problem
 from core.store import submissions
 from core.submissions import SubmitReceipt, submit
+from tests.store.store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submit_scored
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
 END = START + timedelta(hours=1)

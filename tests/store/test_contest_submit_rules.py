@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, request
 
 from core.contests import ContestDraft, create_contest
 from core.errors import RateLimitedError, UnknownProblemError
@@ -17,6 +16,7 @@ from core.quota import describe_quota, user_quota
 from core.ratelimit import remaining
 from core.settings import RateLimitSettings
 from core.submissions import submit
+from tests.store.store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, request
 
 SECRET = ProblemSpec("secret_sum", "Secret sum", 1, ("float32",), source="def reference(a): return a\n")
 START_IN = timedelta(seconds=1.5)

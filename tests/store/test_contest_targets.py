@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems
 
 from core.contests import (
     START_WARNING_LEAD,
@@ -20,6 +19,7 @@ from core.contests import (
 )
 from core.errors import ContestError, InvalidOptionError
 from runner.gpus import GPU_MODELS
+from tests.store.store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
 END = START + timedelta(hours=2)

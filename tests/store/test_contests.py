@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import GPUS, MATMUL, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submission, submit_scored
 
 from core import browse
 from core.contests import (
@@ -43,6 +42,18 @@ from core.moderation import Actor, rerun_submission
 from core.problems import ProblemSpec, sync_problem
 from core.store import moderation, problems
 from core.submissions import SubmitReceipt, submit
+from tests.store.store_helpers import (
+    GPUS,
+    MATMUL,
+    MOD,
+    ROOMY,
+    VECTOR_ADD,
+    add_problems,
+    finish,
+    request,
+    submission,
+    submit_scored,
+)
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)
 END = START + timedelta(minutes=1)

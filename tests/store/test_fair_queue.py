@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 import pytest
-from store_helpers import GPUS, MOD, ROOMY, add_problems, request
 
 from core.contests import ContestDraft, create_contest, edit_contest
 from core.errors import InvalidOptionError
 from core.progress import describe_place, describe_start
 from core.store import jobs
 from core.submissions import submit
+from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, request
 
 LEASE_S = 60.0
 

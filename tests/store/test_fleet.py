@@ -12,7 +12,12 @@ from collections.abc import AsyncIterator
 import aiohttp
 import asyncpg
 import pytest
-from fleet_processes import (
+
+from core import fleet as core_fleet
+from core.store import jobs
+from runner.api import RunnerHeartbeat
+from runner.auth import runner_sign_headers
+from tests.store.fleet_processes import (
     FAST_SOLUTION,
     Fleet,
     assert_ended_once,
@@ -26,12 +31,7 @@ from fleet_processes import (
     wait_state,
     wait_until,
 )
-from store_helpers import add_problems
-
-from core import fleet as core_fleet
-from core.store import jobs
-from runner.api import RunnerHeartbeat
-from runner.auth import runner_sign_headers
+from tests.store.store_helpers import add_problems
 
 pytestmark = pytest.mark.timeout(600)
 

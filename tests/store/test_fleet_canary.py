@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
-from store_helpers import add_problems, request, submit_scored
 
 from api.pool_check import pool_mismatch
 from core import fleet
@@ -26,6 +25,7 @@ from runner.api import (
     RunnerJoinRequest,
     RunnerRegistration,
 )
+from tests.store.store_helpers import add_problems, request, submit_scored
 
 ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from fleet_processes import Fleet, wait_live
+
+from tests.store.fleet_processes import Fleet, wait_live
 
 pytestmark = pytest.mark.timeout(600)
 

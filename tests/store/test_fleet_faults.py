@@ -16,8 +16,15 @@ from collections.abc import AsyncIterator
 import aiohttp
 import asyncpg
 import pytest
-from faults import PostgresUnderTest
-from fleet_processes import (
+
+from core.dispatch import job_key
+from core.store import jobs
+from core.store.pool import create_pool
+from core.submissions import SubmitReceipt
+from runner.api import JobRequest
+from runner.auth import sign_headers
+from tests.store.faults import PostgresUnderTest
+from tests.store.fleet_processes import (
     FAST_SOLUTION,
     HEARTBEAT_TIMEOUT_S,
     RATES,
@@ -37,14 +44,7 @@ from fleet_processes import (
     wait_state,
     wait_until,
 )
-from store_helpers import add_problems
-
-from core.dispatch import job_key
-from core.store import jobs
-from core.store.pool import create_pool
-from core.submissions import SubmitReceipt
-from runner.api import JobRequest
-from runner.auth import sign_headers
+from tests.store.store_helpers import add_problems
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -17,11 +17,11 @@ from collections.abc import AsyncIterator
 import aiohttp
 import asyncpg
 import pytest
-from faults import PostgresUnderTest
-from fleet_processes import Fleet, fleet_on, runner_row, submit_test, wait_live, wait_state, wait_until
-from store_helpers import add_problems
 
 from core.store.pool import create_pool
+from tests.store.faults import PostgresUnderTest
+from tests.store.fleet_processes import Fleet, fleet_on, runner_row, submit_test, wait_live, wait_state, wait_until
+from tests.store.store_helpers import add_problems
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import asyncpg
 import pytest
-from store_helpers import ROOMY, add_problems, request
 
 from api.pool_check import pool_mismatch
 from core import fleet
@@ -20,6 +19,7 @@ from core.store import jobs, ratelimits
 from core.store.pool import open_reader_store
 from core.submissions import submit
 from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 SETTINGS = FleetSettings(heartbeat_s=1.0, heartbeat_timeout_s=5.0)
 

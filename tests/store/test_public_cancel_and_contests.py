@@ -12,8 +12,6 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
-from test_public_submissions import bearer, checked, read_events, submit
 
 from api import public_events
 from api.app import create_app
@@ -24,6 +22,8 @@ from core.results import record_result
 from core.settings import Settings
 from core.store import jobs
 from core.submission_events import FollowPace
+from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
+from tests.store.test_public_submissions import bearer, checked, read_events, submit
 
 ONE = "/v1/submissions/{submission_id}"
 

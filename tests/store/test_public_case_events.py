@@ -16,10 +16,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from fleet_processes import Fleet, wait_live
-from store_helpers import ROOMY, add_problems, result_for
-from test_public_submissions import bearer, read_events, submit
-from test_server_cli import arena, cli_env
 
 from api import public_events
 from api.app import create_app
@@ -36,6 +32,10 @@ from core.tokens import create_token
 from runner import api as wire
 from runner.api import CaseTiming, JobEvent
 from tests.cli.harness import ROOT
+from tests.store.fleet_processes import Fleet, wait_live
+from tests.store.store_helpers import ROOMY, add_problems, result_for
+from tests.store.test_public_submissions import bearer, read_events, submit
+from tests.store.test_server_cli import arena, cli_env
 
 
 def api_app(pool: asyncpg.Pool) -> TestServer:

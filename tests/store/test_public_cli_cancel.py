@@ -15,9 +15,6 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from fleet_processes import Fleet
-from store_helpers import GPUS, MOD
-from test_server_cli import arena, cli_env
 
 from arena.commands.problems import find_problem
 from core.contests import ContestDraft, create_contest
@@ -25,6 +22,9 @@ from core.problems import ProblemSpec, sync_problem
 from core.store import jobs
 from core.tokens import create_token
 from tests.cli.harness import ROOT, interrupt, start_arena, wait_for
+from tests.store.fleet_processes import Fleet
+from tests.store.store_helpers import GPUS, MOD
+from tests.store.test_server_cli import arena, cli_env
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request
 
 from core.store import jobs
 from core.submission_events import EventFeed
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 
 async def woken(watch_moved: asyncio.Event, within_s: float) -> bool:

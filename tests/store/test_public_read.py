@@ -17,7 +17,6 @@ import jsonschema
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, request, submit_scored
 
 from api.app import create_app, openapi_document
 from api.problems_json import PROBLEM_CODES, problem_middleware
@@ -32,6 +31,7 @@ from core.store import users
 from core.submissions import submit
 from core.tokens import create_token, revoke_token
 from runner.protocol import protocol_version
+from tests.store.store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, request, submit_scored
 
 # A problem a moderator added: stored with its module, which the API reads statically and never runs.
 SECRET_SOURCE = """

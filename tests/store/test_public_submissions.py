@@ -16,7 +16,6 @@ import asyncpg
 import jsonschema
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from store_helpers import add_problems, result_for
 
 from api import public_events, public_submit
 from api.app import create_app, openapi_document
@@ -29,6 +28,7 @@ from core.submission_events import FollowPace
 from core.submissions import SubmitRequest
 from core.submissions import submit as core_submit
 from core.tokens import create_token
+from tests.store.store_helpers import add_problems, result_for
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 DOCUMENT = openapi_document()

@@ -5,10 +5,10 @@ one index probe finds exactly the users whose jobs wait."""
 from __future__ import annotations
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request
 
 from core.store import jobs
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 LEASE_S = 60.0
 

@@ -7,7 +7,6 @@ import asyncio
 from datetime import timedelta
 
 import asyncpg
-from store_helpers import ROOMY, ScriptedRunner, add_problems, request
 
 from core import fleet
 from core.dispatch import RunnerPool
@@ -16,6 +15,7 @@ from core.store import fleet as fleet_store
 from core.store import jobs
 from core.submissions import submit
 from runner.api import RunnerJoinRequest
+from tests.store.store_helpers import ROOMY, ScriptedRunner, add_problems, request
 
 LEASE_S = 60.0
 

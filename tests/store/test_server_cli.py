@@ -18,13 +18,13 @@ from pathlib import Path
 import aiohttp
 import asyncpg
 import pytest
-from fleet_processes import SLOW_SOLUTION, Fleet, wait_live, wait_until
 
 from arena.commands.problems import find_problem
 from core.problems import ProblemSpec, sync_problem
 from core.store import jobs
 from core.tokens import create_token
 from tests.runner.conftest import free_port
+from tests.store.fleet_processes import SLOW_SOLUTION, Fleet, wait_live, wait_until
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -6,11 +6,11 @@ import asyncio
 import random
 
 import asyncpg
-from store_helpers import MOD, add_problems, submit_scored
 
 from core.leaderboard import get_leaderboard, list_boards
 from core.moderation import ban_user, invalidate_submission, unban_user
 from core.store import leaderboard
+from tests.store.store_helpers import MOD, add_problems, submit_scored
 
 _COUNTED = """
     SELECT problem_id, problem_version, gpu_type, dtype, method, language, count(*)::int AS entries

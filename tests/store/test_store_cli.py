@@ -7,11 +7,11 @@ import subprocess
 import sys
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request, result_for, submit_scored
 
 from core.results import record_result
 from core.store import jobs
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request, result_for, submit_scored
 
 
 def arena(dsn: str, *args: str) -> subprocess.CompletedProcess[str]:

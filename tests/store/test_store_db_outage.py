@@ -13,8 +13,6 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
-from faults import PostgresUnderTest
-from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
 
 from core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
 from core.settings import DispatchSettings
@@ -22,6 +20,16 @@ from core.store import jobs
 from core.store.pool import create_pool
 from core.submissions import submit
 from runner.api import JobRequest, SubmissionResult
+from tests.store.faults import PostgresUnderTest
+from tests.store.store_helpers import (
+    ROOMY,
+    ScriptedRunner,
+    add_problems,
+    request,
+    result_for,
+    submission,
+    wait_for_state,
+)
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -13,16 +13,6 @@ from collections.abc import AsyncIterator, Collection
 
 import asyncpg
 import pytest
-from store_helpers import (
-    ROOMY,
-    ScriptedRunner,
-    add_problems,
-    cancel_and_wait,
-    request,
-    result_for,
-    submission,
-    wait_for_state,
-)
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RunnerLostError
@@ -32,6 +22,16 @@ from core.settings import DispatchSettings, Settings
 from core.store import jobs
 from core.submissions import submit
 from runner.api import JobEvent, JobRequest, SubmissionResult
+from tests.store.store_helpers import (
+    ROOMY,
+    ScriptedRunner,
+    add_problems,
+    cancel_and_wait,
+    request,
+    result_for,
+    submission,
+    wait_for_state,
+)
 
 FINAL = set(jobs.FINAL_STATES)
 

@@ -4,14 +4,22 @@ again, and only a job that never gets a quiet host ends in `error` (the system's
 from __future__ import annotations
 
 import asyncpg
-from store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, submission, wait_for_state
-from test_store_dispatch import running
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.settings import Settings
 from core.store import jobs
 from core.submissions import submit
 from runner.api import ErrorInfo, JobRequest, SubmissionResult
+from tests.store.store_helpers import (
+    ROOMY,
+    ScriptedRunner,
+    add_problems,
+    request,
+    result_for,
+    submission,
+    wait_for_state,
+)
+from tests.store.test_store_dispatch import running
 
 FINAL = set(jobs.FINAL_STATES)
 

@@ -6,7 +6,6 @@ import random
 
 import asyncpg
 import pytest
-from store_helpers import MOD, ROOMY, add_problems, finish, request, submit_scored
 
 from core.errors import InvalidOptionError, UnknownProblemError
 from core.leaderboard import get_history, get_leaderboard, get_rank, list_boards
@@ -20,6 +19,7 @@ from core.moderation import (
 )
 from core.store import leaderboard, submissions
 from core.submissions import submit
+from tests.store.store_helpers import MOD, ROOMY, add_problems, finish, request, submit_scored
 
 
 async def board(pool: asyncpg.Pool, **kw: object) -> list[tuple[int, str, float]]:

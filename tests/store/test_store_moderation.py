@@ -6,7 +6,6 @@ import asyncio
 
 import asyncpg
 import pytest
-from store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, count, request, submission, submit_scored
 
 from core.errors import (
     ModerationError,
@@ -27,6 +26,7 @@ from core.moderation import (
 from core.problems import ProblemSpec
 from core.store import jobs, moderation
 from core.submissions import submit
+from tests.store.store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, count, request, submission, submit_scored
 
 
 async def test_every_moderator_action_is_in_the_audit_log(pool: asyncpg.Pool):

@@ -4,12 +4,12 @@ their boards, and an interface change adds a version instead of overwriting one.
 from __future__ import annotations
 
 import asyncpg
-from store_helpers import ROOMY, finish, request
 
 from core.problems import ProblemSpec, require_problem, sync_problem
 from core.store import problems
 from core.submissions import submit
 from problems.registry import get_problem
+from tests.store.store_helpers import ROOMY, finish, request
 
 OLD_MATMUL = ProblemSpec("matmul", "Matrix multiplication", 1, ("float32",))
 OLD_VECTOR_ADD = ProblemSpec("vector_add", "Vector addition", 1, ("float32",))

@@ -7,17 +7,6 @@ import base64
 
 import asyncpg
 import pytest
-from store_helpers import (
-    MOD,
-    ROOMY,
-    VECTOR_ADD,
-    ScriptedRunner,
-    add_problems,
-    finish,
-    request,
-    result_for,
-    submission,
-)
 
 from core.browse import user_stats
 from core.dispatch import Dispatcher, RunnerPool
@@ -31,6 +20,17 @@ from core.store import jobs, leaderboard, profiles
 from core.store.pool import create_pool
 from core.submissions import submit
 from runner.api import JobRequest, KernelProfile, ProfileArtifact, ProfileReport, SubmissionResult
+from tests.store.store_helpers import (
+    MOD,
+    ROOMY,
+    VECTOR_ADD,
+    ScriptedRunner,
+    add_problems,
+    finish,
+    request,
+    result_for,
+    submission,
+)
 
 
 def _report(case_index: int = 2, artifacts: tuple[tuple[str, str], ...] = ()) -> ProfileReport:

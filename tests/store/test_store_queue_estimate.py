@@ -7,12 +7,12 @@ import json
 
 import asyncpg
 import pytest
-from store_helpers import ROOMY, add_problems, request
 
 from core.service import ArenaService, SubmitTicket
 from core.settings import Settings
 from core.store import jobs
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 
 async def _finished(pool: asyncpg.Pool, seconds: float) -> None:

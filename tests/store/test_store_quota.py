@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncpg
 import pytest
-from store_helpers import ROOMY, add_problems, request
 
 from core.quota import ModeQuota, describe_queue, describe_quota, queue_lines, user_queue, user_quota
 from core.settings import MODES, RateLimitSettings
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 # One ranked token an hour: no pause of a busy machine between a submit and the read refills one.
 TIGHT = RateLimitSettings(ranked_burst=3, ranked_per_hour=1, test_burst=5, test_per_hour=60)

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import asyncpg
-from store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.leaderboard import get_leaderboard
@@ -20,6 +19,7 @@ from core.store import jobs, submissions
 from core.submissions import SubmitReceipt, SubmitRequest, submit
 from runner.api import JobEvent, MeasureConfig
 from runner.clients.local import LocalRunner
+from tests.store.store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 FAST = MeasureConfig(target_cv=0.5, min_samples=3, max_samples=30, max_seconds=0.5)

@@ -7,7 +7,6 @@ import base64
 from pathlib import Path
 
 import asyncpg
-from store_helpers import MOD, ROOMY, add_problems, request, submission
 
 from core.browse import submission_detail, user_stats
 from core.leaderboard import get_leaderboard, get_rank, list_boards
@@ -20,6 +19,7 @@ from core.submissions import submit
 from runner import api
 from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult
 from runner.profiling.ncu_report import launch_count, parse_raw_page
+from tests.store.store_helpers import MOD, ROOMY, add_problems, request, submission
 
 THIRD = 1 / 3  # a float with no short decimal form: stored as text or rounded, it would not come back equal
 NCU = Path(__file__).resolve().parents[1] / "fixtures" / "ncu"

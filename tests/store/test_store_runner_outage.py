@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Callable
 import aiohttp
 import asyncpg
 import pytest
-from faults import RunnerDouble
-from store_helpers import ROOMY, add_problems, request, submission, wait_for_state
 
 from core.dispatch import Dispatcher, RunnerPool
 from core.progress import ProgressHub
@@ -28,6 +26,8 @@ from runner.api import ValidateRequest
 from runner.client import RunnerRefusedError
 from runner.clients.http import RunnerClient
 from runner.clients.remote import RemoteRunner
+from tests.store.faults import RunnerDouble
+from tests.store.store_helpers import ROOMY, add_problems, request, submission, wait_for_state
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -6,7 +6,6 @@ import asyncio
 
 import asyncpg
 import pytest
-from store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 from core.errors import (
     BadUploadError,
@@ -21,6 +20,7 @@ from core.problems import ProblemSpec
 from core.ratelimit import remaining
 from core.store import jobs
 from core.submissions import SubmitRequest, submit
+from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 
 async def test_submit_stores_the_submission_and_a_queued_job_before_answering(pool: asyncpg.Pool):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request
 
 from core.store.jobs import QUEUE_CHANNEL
 from core.submissions import submit
+from tests.store.store_helpers import ROOMY, add_problems, request
 
 # Only how long to wait for a notification that should come at once; not a budget of the submit path.
 WAIT_S = 60.0

@@ -4,13 +4,13 @@ the counts of bytes cut; a NUL it printed, which PostgreSQL's jsonb refuses, can
 from __future__ import annotations
 
 import asyncpg
-from store_helpers import ROOMY, add_problems, request, submission
 
 from core.browse import submission_detail
 from core.results import load_result, record_result
 from core.store import jobs
 from core.submissions import submit
 from runner.api import PhaseOutput, SubmissionResult
+from tests.store.store_helpers import ROOMY, add_problems, request, submission
 
 
 def _result(submission_id: int, output: list[PhaseOutput]) -> SubmissionResult:

@@ -6,7 +6,6 @@ import asyncio
 
 import asyncpg
 import pytest
-from store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 from core.errors import BannedError, RateLimitedError, UnknownProblemError
 from core.moderation import ban_user
@@ -14,6 +13,7 @@ from core.settings import RateLimitSettings
 from core.store import jobs
 from core.submissions import SubmitReceipt, SubmitRequest
 from core.submit_batch import SubmitBatcher
+from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 ONE_RANKED = RateLimitSettings(ranked_burst=1, ranked_per_hour=1)
 
