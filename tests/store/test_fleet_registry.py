@@ -151,10 +151,9 @@ async def test_a_job_the_service_failed_gives_its_rate_limit_token_back(pool: as
 
 
 async def test_a_result_the_runner_failed_to_judge_gives_the_token_back(pool: asyncpg.Pool) -> None:
-    from store_helpers import result_for
-
     from core.results import record_result
     from runner.api import ErrorInfo
+    from tests.store.store_helpers import result_for
 
     await add_problems(pool)
     charged = await submit(pool, request("alice", mode="test", gpu="h100"), ROOMY)
