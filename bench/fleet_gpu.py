@@ -68,6 +68,21 @@ def start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
         return subprocess.Popen(argv, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
 
 
+def stop_processes(procs: dict[str, subprocess.Popen[bytes]], root: Path, prefix: str) -> None:
+    """SIGTERM every process, wait for each (SIGKILL after 60 s), and keep its log in $OUT as `prefix_name.log`."""
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for name, proc in procs.items():
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log = root / f"{name}.log"
+        if log.exists() and os.environ.get("OUT"):
+            shutil.copy(log, Path(os.environ["OUT"]) / f"{prefix}_{name}.log")
+
+
 async def wait_for(check: Callable[[], Awaitable[bool]], timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     while not await check():
@@ -199,17 +214,7 @@ async def main(jobs_wanted: int) -> int:
             )
             return 0 if ok else 1
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for name, proc in procs.items():
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log = root / f"{name}.log"
-            if log.exists() and os.environ.get("OUT"):
-                shutil.copy(log, Path(os.environ["OUT"]) / f"fleet_gpu_{name}.log")
+        stop_processes(procs, root, "fleet_gpu")
         await server.stop()
         shutil.rmtree(root, ignore_errors=True)
 

@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -34,7 +32,7 @@ import asyncpg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.fleet_gpu import FINAL, ROOMY, free_port, gpus, start, wait_for  # noqa: E402
+from bench.fleet_gpu import FINAL, ROOMY, free_port, gpus, start, stop_processes, wait_for  # noqa: E402
 from core import fleet  # noqa: E402
 from core.contests import ContestDraft, GpuCatalog, create_contest, edit_contest, freeze_if_due  # noqa: E402
 from core.leaderboard import get_leaderboard, older_protocol  # noqa: E402
@@ -189,17 +187,7 @@ async def main(entrants: int, cpu: bool) -> int:
             print(f"re-judge {'OK' if rejudged_ok else 'FAILED'}; podium checks {'OK' if podium_ok else 'FAILED'}")
             return 0 if ok else 1
     finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-        for name, proc in procs.items():
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            log = root / f"{name}.log"
-            if log.exists() and os.environ.get("OUT"):
-                shutil.copy(log, Path(os.environ["OUT"]) / f"rejudge_gpu_{name}.log")
+        stop_processes(procs, root, "rejudge_gpu")
         await server.stop()
         shutil.rmtree(root, ignore_errors=True)
 
