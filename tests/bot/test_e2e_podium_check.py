@@ -16,20 +16,12 @@ import pytest
 from core import contests
 from core.members import actor
 from core.store import podium_checks
-from runner.api import JobRequest, SubmissionResult
 from runner.gpus import GPU_MODELS
 from tests.bot.fleet_member import TestFleet, gpu_hardware
 from tests.bot.harness import Arena
 from tests.bot.test_e2e_contest import ask, submitted
-from tests.bot.test_e2e_contest_amend import job_of, posted
-from tests.store.faults import RunnerDouble, passing
-
-H100 = next(m for m in GPU_MODELS if m.key == "h100")
-SCORES: dict[str, float] = {}
-
-
-def scored(request: JobRequest) -> SubmissionResult:
-    return passing(SCORES.get(request.submission_id, 10.0))(request)
+from tests.bot.test_e2e_contest_amend import H100, SCORES, job_of, posted, scored
+from tests.store.faults import RunnerDouble
 
 
 @pytest.fixture
