@@ -44,6 +44,7 @@ async def pg_dsn() -> AsyncIterator[str]:
     root = Path(tempfile.mkdtemp(prefix="arena-store-tests-"))
     server = await start_embedded(root / "pgdata")
     try:
+        await _unsynced(server.dsn())
         yield server.dsn()
     finally:
         # A connection some test leaked (a dispatcher's listener, a pool never closed) would keep a smart
@@ -51,6 +52,19 @@ async def pg_dsn() -> AsyncIterator[str]:
         await _end_other_sessions(server.dsn())
         await server.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+async def _unsynced(dsn: str) -> None:
+    """A throwaway server need not survive a power cut: without its fsyncs a test database's CREATE and DROP went
+    from 0.12 s to 0.08 s on a 2-core machine, and every commit of every test is cheaper. A killed server still
+    recovers (the data is in the host's page cache), which the fault tests, on servers of their own, rely on."""
+    conn = await asyncpg.connect(dsn, timeout=30)
+    try:
+        for name in ("fsync", "synchronous_commit", "full_page_writes"):
+            await conn.execute(f"ALTER SYSTEM SET {name} = off")
+        await conn.execute("SELECT pg_reload_conf()")
+    finally:
+        await conn.close()
 
 
 async def _end_other_sessions(dsn: str) -> None:
