@@ -16,11 +16,10 @@ from core.contests.entry import ContestEntries
 from core.store.submissions import Submission
 from core.submission_events import CaseProgress, SubmissionEvent
 from runner.api import CaseTiming, SubmissionResult
-from runner.names import DType, Language, Method, Mode, ScoreMetric, StoredStatus
+from runner.names import DType, JobState, Language, Method, Mode, ScoreMetric, StoredStatus
 
 EventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "case", "result"]
 CasePhase = Literal["test", "benchmark", "profile"]
-JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
 
 
 class _Wire(BaseModel):

@@ -335,7 +335,8 @@ def arithmetic_mean(values: list[float]) -> float | None:
 
 # -- runner HTTP API (DESIGN §3) ------------------------------------------------------------------------------
 
-JobState = Literal["queued", "running", "done", "cancelled"]
+# A job in one runner daemon's own queue; the service's job states are `runner.names.JobState`.
+RunnerJobState = Literal["queued", "running", "done", "cancelled"]
 ApiErrorCode = Literal[
     "unauthorized",
     "forbidden",
@@ -354,7 +355,7 @@ class JobAccepted(_Model):
 
     job_id: str
     submission_id: str
-    state: JobState
+    state: RunnerJobState
     queue_position: int | None = Field(None, description="1 = next to start; null once running or finished")
     created: bool = Field(True, description="false when this submission id was already known (idempotent repeat)")
 
@@ -364,7 +365,7 @@ class JobStatus(_Model):
 
     job_id: str
     submission_id: str
-    state: JobState
+    state: RunnerJobState
     queue_position: int | None = None
     created_at: float = Field(description="Unix time")
     started_at: float | None = None

@@ -28,6 +28,9 @@ ScoreMetric = Literal["gflops", "gbps"]
 SubmissionStatus = Literal["passed", "failed", "error"]
 # A submission's status in the store: waiting, being run, or its latest run's verdict.
 StoredStatus = Literal["queued", "running", SubmissionStatus]
+# A job's place in the service's dispatch queue (the store's jobs.state, the API's job events). A runner daemon's
+# own queue has states of its own (`runner.api.RunnerJobState`): a job there is never dispatched, failed or errored.
+JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
 
 # The one line every front end shows for a case timed with the host's part of each call included
 # (CaseTiming.host_bound; runner/judge/case_protocol.py says when).
@@ -38,6 +41,7 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 ANY_LANGUAGE: LanguageFilter = "any"
 LANGUAGE_FILTERS: tuple[LanguageFilter, ...] = get_args(LanguageFilter)
 MODES: tuple[Mode, ...] = get_args(Mode)
+JOB_STATES: tuple[JobState, ...] = get_args(JobState)
 # The order in which a GPU type's queue serves the modes, most urgent first (core/store/jobs.py says why).
 MODE_PRIORITY: tuple[Mode, ...] = ("test", "benchmark", "profile", "ranked")
 METHODS: tuple[Method, ...] = get_args(Method)

@@ -17,11 +17,11 @@ from datetime import datetime
 from core.store.pool import Conn
 from core.store.submissions import _SELECT as SUBMISSION_SELECT
 from core.store.submissions import Submission
-from runner.names import MODE_PRIORITY, MODES
+from runner.names import MODE_PRIORITY, MODES, JobState
 
 QUEUE_CHANNEL = "arena_jobs"
-LIVE_STATES = ("queued", "dispatched", "running")
-FINAL_STATES = ("done", "failed", "error")
+LIVE_STATES: tuple[JobState, ...] = ("queued", "dispatched", "running")
+FINAL_STATES: tuple[JobState, ...] = ("done", "failed", "error")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Lease:
     job_id: int
     submission_id: int
     gpu_type: str
-    state: str
+    state: JobState
     attempts: int
     owner: str
     token: uuid.UUID
@@ -45,7 +45,7 @@ class Job:
     id: int
     submission_id: int
     gpu_type: str
-    state: str
+    state: JobState
     attempts: int
     lease_owner: str | None
     runner: str | None
@@ -56,8 +56,8 @@ class Job:
 
 @dataclass(frozen=True)
 class Transition:
-    from_state: str
-    to_state: str
+    from_state: JobState | None
+    to_state: JobState
     attempt: int
     owner: str | None
     note: str | None
@@ -470,12 +470,12 @@ _FINISH_SETS = """state = $3, lease_owner = NULL, lease_token = NULL, lease_unti
     last_error = $4"""
 
 
-def _check_final(state: str) -> None:
+def _check_final(state: JobState) -> None:
     if state not in FINAL_STATES:
         raise ValueError(f"{state!r} is not a final job state")
 
 
-async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> bool:
+async def finish(conn: Conn, lease: Lease, state: JobState, reason: str | None = None) -> bool:
     """Move the job to a final state. False when this lease no longer holds it: the caller must drop its result."""
     _check_final(state)
     row = await conn.fetchrow(
@@ -484,7 +484,9 @@ async def finish(conn: Conn, lease: Lease, state: str, reason: str | None = None
     return row is not None
 
 
-async def finish_with_submission(conn: Conn, lease: Lease, state: str, reason: str | None = None) -> Submission | None:
+async def finish_with_submission(
+    conn: Conn, lease: Lease, state: JobState, reason: str | None = None
+) -> Submission | None:
     """`finish`, answering the job's submission with its row locked until the transaction ends, in one statement
     (what storing a result reads next; lock order as everywhere, the job's row before its submission's). None when
     this lease no longer holds the job."""

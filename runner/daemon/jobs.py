@@ -22,9 +22,9 @@ from runner.api import (
     ErrorInfo,
     JobEvent,
     JobRequest,
-    JobState,
     JobStatus,
     MeasuredPeaks,
+    RunnerJobState,
     SubmissionResult,
     ValidateReport,
     ValidateRequest,
@@ -72,7 +72,7 @@ class Job:
     request: JobRequest
     created_at: float = field(default_factory=time.time)
     queued_at: float = field(default_factory=time.monotonic)
-    state: JobState = "queued"
+    state: RunnerJobState = "queued"
     started_at: float | None = None
     finished_at: float | None = None
     result: SubmissionResult | None = None
