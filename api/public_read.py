@@ -9,6 +9,9 @@
 
 What is public follows `core.public`, the web board's rules: a problem a contest hides until its start is neither
 listed nor shown (it reads as unknown), a contest shows no board before its start, banned players are left out.
+
+Kept as one module: the public read routes share one visibility rule (core.public) and one paging scheme; each route
+is a few lines over them.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ dispatcher that holds the job; that dispatcher's hook (`case_publisher`) tells t
 channel, and every replica's `EventFeed` hears them there, so a stream on any replica gets them. They are live only,
 like `queue` events: kept nowhere and without an id (the stored result holds every case), so a stream resumed
 with Last-Event-ID gets the cases from then on.
+
+Kept as one module: one stream: its stored moves, its live case and queue events, and the resume rule over their
+ids, whose ordering only holds when read together.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Everything that crosses a process or network boundary (job requests, progress events, results) is one of
 these models, serialised as JSON.
+
+Kept as one module: the runner's wire models are one contract, every model that crosses a process or network
+boundary read in one place.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ that may only read. Nothing here writes: the kept boards (`board_cache.py`) live
 
 `clock` gives the moment every page is read at (what a contest hides or reveals depends on it): the wall clock, or a
 test's.
+
+Kept as one module: the routes of the site share one request parsing and one error-page mapping; the pages they
+render are in web/pages.py.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 The figures come from `core.result_view`, as the bot's and the CLI's do, so that a result shows the same digits
 wherever it is read.
+
+Kept as one module: pure functions, one per page, over one set of shared fragments (headers, tables, charts); what
+they share is most of the module.
 """
 
 from __future__ import annotations

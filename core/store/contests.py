@@ -3,6 +3,9 @@
 The live boards are not stored: `board_cells` computes them from `submissions` whenever they are read, so a late
 result, an invalidation or a ban shows at once. Only the board as it froze (`contest_standings`,
 `contest_standing_cells`) and the ratings it produced are kept. The rules they follow are in core/contests/.
+
+Kept as one module: every query of the contest tables, as the store keeps one module per group of tables; the rules
+they serve are split by feature in core/contests/.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 A dispatcher claims a job with FOR UPDATE SKIP LOCKED and receives a lease: an owner name, a fresh token and
 an expiry. Every later change names the token, so a dispatcher that lost the lease (it stalled, another took
 over) changes nothing: the token is the fence that makes a job finish exactly once.
+
+Kept as one module: the queue's statements share its one locking order (a job's row before its submission's) and its
+lease fence; split, a change to one statement could no longer be checked against the others on one page.
 """
 
 from __future__ import annotations

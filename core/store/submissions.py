@@ -1,4 +1,8 @@
-"""Submissions, their deduplicated source text, and the per-case results of each job that evaluated them."""
+"""Submissions, their deduplicated source text, and the per-case results of each job that evaluated them.
+
+Kept as one module: every query of the submissions and case-result tables, as the store keeps one module per group
+of tables.
+"""
 
 from __future__ import annotations
 

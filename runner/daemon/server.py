@@ -7,6 +7,9 @@ say nothing more. `/v1/health` stays signed: it describes the hardware.
 Handlers only parse input, call the job table (`runner.daemon.jobs`) and render wire models (`runner.api`); errors
 become `{"error": {"code", "message"}}` with a real status. The daemon never imports torch: jobs run in
 sandboxed worker processes.
+
+Kept as one module: the daemon's HTTP routes share one signing check and one error mapping; the queue, the slots and
+the pool membership they call are modules of their own.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Where and how jobs run on this host: the sandbox, the deadlines, the private and cached directories."""
+"""Where and how jobs run on this host: the sandbox, the deadlines, the private and cached directories.
+
+Kept as one module: the executor and the job processes it starts share the job's directories and deadlines; it is
+the one place that decides where and how a job runs on this host.
+"""
 
 from __future__ import annotations
 

@@ -13,6 +13,9 @@ a ceiling a little above the limit. Otherwise the count is the anonymous and sha
 the process and all its descendants (with a pid namespace nothing it starts can leave that tree), plus the
 shared memory they hold without mapping it: memfds, the job's tmpfs files, its SysV segments
 (`runner/host/held_memory.py`).
+
+Kept as one module: one process's life seen from the runner (its pipes, deadlines, memory limit and group kill),
+whose clean-up paths must all see the same state.
 """
 
 from __future__ import annotations

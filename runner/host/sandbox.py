@@ -15,6 +15,10 @@ Layers, outermost first (DESIGN §6):
 - rlimits (no core dumps, file size, open files, tasks); a new session, so the daemon kills the whole group.
 Where namespaces are unavailable the job still gets the other layers, and the runner logs a loud warning; with
 RUNNER_SANDBOX_REQUIRED it refuses to start instead, naming what the host or pod lacks (runner/host/sandbox_needs.py).
+
+Kept as one module: the layers of one sandbox (namespaces, the fresh root, the uid, the environment) and the probe
+that finds which of them work here must agree on every flag; sandbox_init.py, process.py and memory_cgroup.py hold
+the parts that stand alone.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ daemon's job table) never imports torch or the submission: a crash, a hang or a 
 launcher becomes an error result here, and the caller keeps going. Deadlines per phase (compile, tests,
 benchmark) and per job are kept here, from the judge's events, and enforced by killing both process groups.
 A profile job, once its tests passed, runs the profiler (`runner.profiling.run`) in a sandboxed process of its own.
+
+Kept as one module: one job's steps on the host in the order they run (stage, compile, judge, profile, tear down),
+sharing the job's directories and events; the executor and the sandbox are apart.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 This runs in the judge process (`runner.judge.main`), never in the daemon or the CLI process. The submission
 itself runs in the launcher (`runner.launcher.main`), reached through a LauncherLink: this process generates the
 inputs, owns the expected outputs, verifies, and computes every statistic.
+
+Kept as one module: the judge's pipeline in the order it runs (prepare, load, test, benchmark); the parts that stand
+alone are case_buffers.py, judged_timer.py and case_protocol.py.
 """
 
 from __future__ import annotations

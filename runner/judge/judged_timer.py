@@ -17,6 +17,9 @@ that a spin kernel of a duration the judge measured itself replaces the solution
   rewritten on their way. Which of these it is does not matter, and a disagreement of two clocks proves none of
   them, so the check accuses nobody: it says whether the clocks agree (`ClockAgreement`), and the case is then
   timed by the clock that sees all the work (runner/judge/case_protocol.py).
+
+Kept as one module: the timer and its checks read the same batches: the calibration, the wall clock and the spin
+sizing must change together, and they are part of the timing protocol's digest as one file.
 """
 
 from __future__ import annotations

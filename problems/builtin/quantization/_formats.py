@@ -8,6 +8,9 @@ Formats (OCP Microscaling spec v1.0, and NVIDIA's NVFP4):
 MX blocks are 32 consecutive elements along K with one E8M0 scale; NVFP4 blocks are 16 with an E4M3 scale and
 a float32 global scale. Quantization rounds to nearest, ties to even, and saturates to the largest finite
 value; the sign of the input is kept, so a small negative value that rounds to zero is −0 (0x8 / 0x80).
+
+Kept as one module: the encodings, the packing and the bases of one problem family are one specification, each part
+defined in terms of the others.
 """
 
 from __future__ import annotations
