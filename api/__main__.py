@@ -16,11 +16,12 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.settings import ApiSettings
-from core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
+from core.dispatch import Dispatcher, RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings, sweep_silent
 from core.fleet_view import FleetView, RunnerFactory
 from core.store.fleet import LiveRunner
+from core.store.outage import STORE_ERRORS
 from core.store.pool import open_store
 from core.submission_events import case_publisher
 from runner.client import JobRunner

@@ -35,10 +35,10 @@ from api.settings import ApiSettings
 from api.submission_models import MODELS as SUBMISSION_MODELS
 from api.user_auth import install_user_auth
 from core import fleet
-from core.dispatch import STORE_OUTAGE_ERRORS
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.fleet_canary import record_canary
 from core.store import fleet as fleet_store
+from core.store.outage import STORE_OUTAGE_ERRORS
 from core.store.pool import ping
 from runner.api import (
     ApiError,

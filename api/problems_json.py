@@ -27,7 +27,6 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.dispatch import STORE_OUTAGE_ERRORS
 from core.errors import (
     BadUploadError,
     BannedError,
@@ -41,6 +40,7 @@ from core.errors import (
     UserFacingError,
     UserNotFoundError,
 )
+from core.store.outage import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from core.contests import (
     claim_start_warnings,
     freeze_if_due,
 )
-from core.dispatch import STORE_OUTAGE_ERRORS
+from core.store.outage import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
 

@@ -42,6 +42,7 @@ from core.results import fail_unreachable, mark_running, record_result, requeue_
 from core.settings import DispatchSettings
 from core.store import jobs
 from core.store.jobs import Lease
+from core.store.outage import STORE_ERRORS, STORE_OUTAGE_ERRORS
 from runner.api import JobEvent, JobRequest, SubmissionResult
 from runner.client import EventCallback, JobRunner, RunnerClientError, RunnerLostError, RunnerUnavailableError
 
@@ -54,23 +55,6 @@ RunnerStateHook = Callable[[str, float | None], None]
 
 T = TypeVar("T")
 
-# The store is out of reach (stopped, restarting, recovering, the network): wait and try again. Other errors are
-# bugs or bad data, which no retry fixes.
-STORE_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
-    asyncpg.PostgresConnectionError,
-    asyncpg.exceptions.OperatorInterventionError,
-    asyncpg.exceptions.InsufficientResourcesError,
-    asyncpg.exceptions.TransactionRollbackError,  # a deadlock or serialization failure: try again
-    asyncpg.exceptions.ReadOnlySQLTransactionError,  # a failover that has not promoted the standby yet
-    asyncpg.InterfaceError,
-    # A connection that the server's shutdown left half-way through an error ("cannot switch to state 11;
-    # another operation (2) is in progress"): seen when the LISTEN connection was made during a stop.
-    asyncpg.exceptions.InternalClientError,
-    OSError,
-    TimeoutError,
-)
-# What the dispatch loop rides out before looking again: any store error, so that one bad row cannot stop it.
-STORE_ERRORS: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *STORE_OUTAGE_ERRORS)
 
 
 def _alive(conn: asyncpg.Connection) -> bool:

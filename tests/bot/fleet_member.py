@@ -30,8 +30,8 @@ from aiohttp import web
 
 from api.pool_check import pool_mismatch
 from core import fleet as core_fleet
-from core.dispatch import STORE_ERRORS
 from core.fleet import FleetSettings, RunnerGoneError
+from core.store.outage import STORE_ERRORS
 from core.store.pool import create_pool
 from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
 from runner.daemon.membership import describe_hardware

@@ -14,9 +14,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.dispatch import STORE_ERRORS, Dispatcher, RunnerPool
+from core.dispatch import Dispatcher, RunnerPool
 from core.settings import DispatchSettings
 from core.store import jobs
+from core.store.outage import STORE_ERRORS
 from core.store.pool import create_pool
 from core.submissions import submit
 from runner.api import JobRequest, SubmissionResult
