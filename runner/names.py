@@ -41,6 +41,15 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 ANY_LANGUAGE: LanguageFilter = "any"
 LANGUAGE_FILTERS: tuple[LanguageFilter, ...] = get_args(LanguageFilter)
 MODES: tuple[Mode, ...] = get_args(Mode)
+# What each mode does, in the words a competitor chooses by: the bot's choices, the editor's menu and the CLI's
+# help all show these (a Discord choice's name holds 100 characters, "mode: " included).
+MODE_DESCRIPTIONS: dict[Mode, str] = {
+    "test": "verify only",
+    "benchmark": "verify and time",
+    "ranked": "timed on a secret seed, on the leaderboard",
+    "profile": "verify, then one case once under Nsight Compute; never ranked",
+}
+DEFAULT_MODE: Mode = "benchmark"
 JOB_STATES: tuple[JobState, ...] = get_args(JobState)
 # The order in which a GPU type's queue serves the modes, most urgent first (core/store/jobs.py says why).
 MODE_PRIORITY: tuple[Mode, ...] = ("test", "benchmark", "profile", "ranked")

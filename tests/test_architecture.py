@@ -203,11 +203,11 @@ def test_the_problems_lists_equal_the_one_list() -> None:
 
 
 def test_each_method_and_mode_has_its_text() -> None:
-    from bot.cogs._common import MODE_DESCRIPTIONS
     from core.result_view import METHOD_LABELS
 
     assert tuple(METHOD_LABELS) == names.METHODS
-    assert tuple(MODE_DESCRIPTIONS) == names.MODES
+    assert tuple(names.MODE_DESCRIPTIONS) == names.MODES
+    assert all(len(f"{mode}: {text}") <= 100 for mode, text in names.MODE_DESCRIPTIONS.items())  # Discord's bound
 
 
 @pytest.mark.parametrize("front_end", FRONT_ENDS)

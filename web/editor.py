@@ -26,7 +26,7 @@ from core.problems import SLUG
 from core.store import fleet as fleet_store
 from problems.catalog import CatalogError
 from problems.catalog import starter as catalog_starter
-from runner.names import DTYPES, LANGUAGES, MODES
+from runner.names import DEFAULT_MODE, DTYPES, LANGUAGES, MODE_DESCRIPTIONS, MODES
 from web.api_proxy import PREFIX, add_api_proxy, proxy_of
 from web.html import Html, esc, link, path_with
 from web.result_parts import add_result_routes
@@ -36,14 +36,6 @@ from web.settings import WebSettings
 from web.signin import SIGNIN_PATH
 
 STATIC = Path(__file__).parent / "static"
-# What each mode does, in the words a competitor chooses by (the API's modes, runner.names.MODES).
-MODE_TEXTS = {
-    "test": "test: check it on the test cases",
-    "benchmark": "benchmark: check, then time it (private)",
-    "ranked": "ranked: check and time it for the board",
-    "profile": "profile: one case under Nsight Compute",
-}
-DEFAULT_MODE = "benchmark"  # the API's default
 DEFAULT_LANGUAGE = "python"
 _POOL_KEY: web.AppKey[web.AppKey[asyncpg.Pool]] = web.AppKey("editor_pool_key")
 # A year: the pages name each static file with its content's digest, so a new build is a new address.
@@ -86,7 +78,7 @@ def submit_form(entry: ProblemEntry, csrf: str, pools: list[str], starter: str) 
     choices = [
         _select("language", "language", [(lang, lang) for lang in LANGUAGES], DEFAULT_LANGUAGE),
         _select("dtype", "dtype", [(d, stored.data_type(d)) for d in dtypes], dtypes[0] if dtypes else ""),
-        _select("mode", "mode", [(m, MODE_TEXTS.get(m, m)) for m in MODES], DEFAULT_MODE),
+        _select("mode", "mode", [(m, f"{m}: {MODE_DESCRIPTIONS[m]}") for m in MODES], DEFAULT_MODE),
     ]
     if len(pools) > 1:  # one pool: the API takes it by default; none: the API says what is wrong
         choices.append(_select("gpu", "GPU pool", [(p, p) for p in pools], pools[0]))

@@ -19,7 +19,7 @@ from core.uploads import check_upload
 from problems.base import DTYPES, Problem
 from problems.catalog import data_types
 from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
-from runner.names import GPU_METHODS, MODES
+from runner.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
@@ -365,9 +365,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--mode",
         choices=MODES,
-        default="benchmark",
-        help="test: verify only; benchmark: verify and time; ranked: also enter the local leaderboard; profile: "
-        "verify, then run one case once under Nsight Compute (never ranked)",
+        default=DEFAULT_MODE,
+        help="; ".join(f"{mode}: {text}" for mode, text in MODE_DESCRIPTIONS.items()),
     )
     p.add_argument(
         "--profile-case",

@@ -16,22 +16,16 @@ from core.errors import BadUploadError
 from core.members import actor, external_id
 from core.moderation import Actor
 from core.service import check_attachment
+from runner.names import MODE_DESCRIPTIONS, Language
 
 # The cogs' option types, from the one list of names (re-exported: `X as X`).
 from runner.names import DType as DType
-from runner.names import Language, Mode
 from runner.names import LanguageFilter as LanguageFilter
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
 
 # Each mode is offered with what it does: one parameter's description holds only 100 characters, too few for all.
-MODE_DESCRIPTIONS: dict[Mode, str] = {
-    "test": "verify only",
-    "benchmark": "verify and time",
-    "ranked": "timed on a secret seed, on the leaderboard",
-    "profile": "verify, then one case once under Nsight Compute; never ranked",
-}
 MODE_CHOICES = [app_commands.Choice(name=f"{mode}: {text}", value=mode) for mode, text in MODE_DESCRIPTIONS.items()]
 # Starter code exists for every language.
 StarterLanguage = Language
