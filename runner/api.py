@@ -3,8 +3,8 @@
 Everything that crosses a process or network boundary (job requests, progress events, results) is one of
 these models, serialised as JSON.
 
-Kept as one module: the runner's wire models are one contract, every model that crosses a process or network
-boundary read in one place.
+Kept as one module: the models refer to one another (a result holds its timings, an event its result), and the
+processes on both sides of each boundary import them from one place.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ class MedianRelativeError(StoppingCriterion):
         self.target_rse = target_rse
         self.min_samples = max(min_samples, 10)
         # The configured minimum still holds for long samples when it is above LONG_SAMPLES.
-        self.min_long_samples = max(min(min_samples, self.min_samples), self.LONG_SAMPLES)
+        self.min_long_samples = max(min_samples, self.LONG_SAMPLES)
         self.min_time_s = min_time_s
         self._sorted: list[float] = []
         self._total = 0.0
