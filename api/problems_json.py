@@ -31,6 +31,7 @@ from core.errors import (
     BadUploadError,
     BannedError,
     ContestNotFoundError,
+    IdempotencyConflictError,
     InvalidOptionError,
     ProblemDisabledError,
     RateLimitedError,
@@ -79,6 +80,7 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     "method_not_allowed": ProblemCode(405, "Method not allowed"),
     "conflict": ProblemCode(409, "Conflict"),
     "submission_finished": ProblemCode(409, "Submission already finished"),
+    "idempotency_conflict": ProblemCode(409, "Idempotency key reused"),
     # 413, 415: the body
     "payload_too_large": ProblemCode(413, "Payload too large"),
     "unsupported_media_type": ProblemCode(415, "Unsupported media type"),
@@ -112,6 +114,7 @@ _HTTP_STATUS_CODES = {
 # The core's user-facing errors, by the code they are answered with (the most specific class first).
 _CORE_ERROR_CODES: list[tuple[type[UserFacingError], str]] = [
     (BannedError, "banned"),
+    (IdempotencyConflictError, "idempotency_conflict"),
     (RateLimitedError, "rate_limited"),
     (UnknownProblemError, "problem_not_found"),
     (ProblemDisabledError, "problem_disabled"),

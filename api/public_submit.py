@@ -5,9 +5,10 @@ The same checks (extension, size, UTF-8, problem, dtype, mode, the GPU pool), th
 Discord runs. The submission and its queued job are stored before the 202 answers with its id and queue place.
 
 The body is `multipart/form-data` with the fields `problem`, `file` (the source, with its file name), and optional
-`dtype`, `mode`, `gpu`, `profile_case`. An `Idempotency-Key` header makes a retry answer the first submission. A ranked
-run on a problem that a contest holds is answered with `contests`: what it will count for, or why none (a run made
-before the contest's start counts for nothing there, and says so now rather than after its result).
+`dtype`, `mode`, `gpu`, `profile_case`. An `Idempotency-Key` header makes a retry answer the first submission,
+and the same key with another body is refused (409 `idempotency_conflict`), as the IETF idempotency-key draft
+says. A ranked run on a problem that a contest holds is answered with `contests`: what it will count for, or why
+none (a run made before the contest's start counts for nothing there, and says so now rather than after its result).
 """
 
 from __future__ import annotations
@@ -240,7 +241,8 @@ def openapi_paths() -> dict[str, Any]:
                         "in": "header",
                         "required": False,
                         "schema": {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
-                        "description": "a retry with the same key answers the first submission",
+                        "description": "a retry with the same key and body answers the first submission; the "
+                        "same key with another body is refused (409 idempotency_conflict)",
                     }
                 ],
                 "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": form}}},
@@ -252,7 +254,7 @@ def openapi_paths() -> dict[str, Any]:
                             "application/json": {"schema": {"$ref": "#/components/schemas/SubmissionAccepted"}}
                         },
                     },
-                    **openapi_problem_responses(400, 401, 403, 404, 413, 415, 422, 429, 503),
+                    **openapi_problem_responses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
                 },
             }
         }

@@ -24,6 +24,10 @@ class BadUploadError(UserFacingError):
     """The attached file cannot be a submission (extension, size, encoding)."""
 
 
+class IdempotencyConflictError(UserFacingError):
+    """A client token (the API's Idempotency-Key) already names a submission sent with another body."""
+
+
 class UnknownProblemError(UserFacingError):
     """No enabled problem has this slug."""
 

@@ -11,6 +11,7 @@ import asyncpg
 
 from core.errors import (
     BannedError,
+    IdempotencyConflictError,
     InvalidSubmissionError,
     SubmissionNotFoundError,
     UnknownProblemError,
@@ -122,6 +123,7 @@ class _Checked:
 
     index: int
     request: SubmitRequest
+    upload: Upload
     row: submissions.NewRow
     data_type: str
     problem: ProblemVersion
@@ -214,7 +216,8 @@ async def _checked(
         user_id = (await users.ensure_user(conn, request.user_external_id, request.user_name)).id
     data_type = problem.data_type(request.dtype)
     if intake.earlier_id is not None:
-        return await _duplicate(conn, user_id, intake.earlier_id, data_type, problem, intake.in_contest)
+        earlier = await submissions.get_submission(conn, intake.earlier_id)
+        return await _duplicate(conn, user_id, earlier, request, upload, data_type, problem, intake.in_contest)
     new = submissions.NewSubmission(
         user_id=user_id,
         problem_id=problem.problem_id,
@@ -230,7 +233,7 @@ async def _checked(
     )
     bucket, limit = _bucket(request.mode, intake, limits)
     row = submissions.NewRow(new, upload.source, bucket, limit.burst, limit.per_hour)
-    return _Checked(index, request, row, data_type, problem, intake.in_contest)
+    return _Checked(index, request, upload, row, data_type, problem, intake.in_contest)
 
 
 def _one_a_user(ready: list[_Checked]) -> tuple[list[_Checked], list[_Checked]]:
@@ -297,24 +300,61 @@ async def _not_stored(
     # A retry with the same token committed between our intake and our insert: hand back its submission, and return
     # the rate-limit token this attempt took.
     await ratelimits.refund(conn, user_id, row.bucket, row.burst)
-    return await _read_duplicate(conn, user_id, request, checked.data_type, checked.problem, checked.in_contest)
+    assert request.client_token is not None
+    earlier = await submissions.find_by_token(conn, user_id, request.client_token)
+    assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
+    try:
+        return await _duplicate(
+            conn, user_id, earlier, request, checked.upload, checked.data_type, checked.problem, checked.in_contest
+        )
+    except IdempotencyConflictError as error:
+        return error
+
+
+def differences(earlier: submissions.Submission, request: SubmitRequest, upload: Upload, problem_id: int) -> list[str]:
+    """What a request under an earlier submission's client token sends otherwise than that submission did."""
+    sent = {
+        "problem": (earlier.problem_id, problem_id),
+        "source": (bytes(earlier.source_sha256), submissions.source_hash(upload.source)),
+        "file name": (earlier.file_name, upload.file_name),
+        "dtype": (earlier.dtype, request.dtype),
+        "mode": (earlier.mode, request.mode),
+        "gpu": (earlier.gpu_type, request.gpu_type),
+        "profile_case": (earlier.profile_case, request.profile_case),
+    }
+    return [name for name, (before, now) in sent.items() if before != now]
 
 
 async def _duplicate(
-    conn: Conn, user_id: int, submission_id: int, data_type: str, problem: ProblemVersion, in_contest: bool
+    conn: Conn,
+    user_id: int,
+    earlier: submissions.Submission | None,
+    request: SubmitRequest,
+    upload: Upload,
+    data_type: str,
+    problem: ProblemVersion,
+    in_contest: bool,
 ) -> SubmitReceipt:
-    history = await jobs.jobs_of(conn, submission_id)
-    earlier = await submissions.get_submission(conn, submission_id)
-    version = earlier.problem_version if earlier is not None else problem.version
+    """The receipt of the earlier submission a repeated client token names; IdempotencyConflictError when the
+    request is not that submission again (the IETF idempotency-key draft's 409: a reused key with another body)."""
+    assert earlier is not None, "a client token names a stored submission"
+    changed = differences(earlier, request, upload, problem.problem_id)
+    if changed:
+        raise IdempotencyConflictError(
+            f"This idempotency key already names submission #{earlier.id}, which was sent with another "
+            f"{', '.join(changed)}. Send a new key for a new submission, or the same request to read #{earlier.id} "
+            "again."
+        )
+    history = await jobs.jobs_of(conn, earlier.id)
     return SubmitReceipt(
-        submission_id,
+        earlier.id,
         history[-1].id,
         user_id,
         queue_position=0,
         duplicate=True,
         data_type=data_type,
         problem_id=problem.problem_id,
-        problem_version=version,
+        problem_version=earlier.problem_version,
         in_contest=in_contest,
     )
 
@@ -355,15 +395,6 @@ def receipt_or_raise(request: SubmitRequest, outcome: SubmitOutcome) -> SubmitRe
         " (duplicate token)" if outcome.duplicate else "",
     )
     return outcome
-
-
-async def _read_duplicate(
-    conn: Conn, user_id: int, request: SubmitRequest, data_type: str, problem: ProblemVersion, in_contest: bool
-) -> SubmitReceipt:
-    assert request.client_token is not None
-    earlier = await submissions.find_by_token(conn, user_id, request.client_token)
-    assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
-    return await _duplicate(conn, user_id, earlier.id, data_type, problem, in_contest)
 
 
 async def get_submission(conn: Conn, submission_id: int) -> submissions.Submission:

@@ -229,6 +229,28 @@ async def test_an_idempotency_key_answers_the_first_submission_again(client: Tes
     first = await submit(client, alice)
     again = await submit(client, alice)
     assert again["id"] == first["id"] and again["duplicate"] and not first["duplicate"]
+    assert (again["mode"], again["file_name"]) == (first["mode"], first["file_name"])
+
+
+@pytest.mark.parametrize(
+    ("changed", "named"),
+    [
+        ({"mode": "benchmark"}, "mode"),
+        ({"data": SOURCE + b"# another body\n"}, "source"),
+        ({"name": "other.py"}, "file name"),
+    ],
+)
+async def test_an_idempotency_key_sent_again_with_another_body_is_refused(
+    client: TestClient, pool: asyncpg.Pool, changed: dict[str, Any], named: str
+) -> None:
+    alice = {**await bearer(pool), "Idempotency-Key": "retry-2"}
+    first = await submit(client, alice)
+    response = await client.post("/v1/submissions", data=upload(**changed), headers=alice)
+    problem = await checked(response, "/v1/submissions", "post")
+    assert response.status == 409 and problem["code"] == "idempotency_conflict"
+    assert f"#{first['id']}" in problem["detail"] and named in problem["detail"]
+    stored = await pool.fetch("SELECT id, mode, file_name FROM submissions WHERE client_token = 'api:retry-2'")
+    assert [(r["id"], r["mode"], r["file_name"]) for r in stored] == [(first["id"], "test", "solution.py")]
 
 
 async def test_concurrent_submissions_of_many_users_go_through_the_batches_and_each_is_answered_as_its_own(

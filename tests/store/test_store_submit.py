@@ -10,6 +10,7 @@ import pytest
 from core.errors import (
     BadUploadError,
     BannedError,
+    IdempotencyConflictError,
     InvalidSubmissionError,
     ProblemDisabledError,
     UnknownProblemError,
@@ -19,7 +20,7 @@ from core.moderation import ban_user, set_problem_enabled
 from core.problems import ProblemSpec
 from core.ratelimit import remaining
 from core.store import jobs
-from core.submissions import SubmitRequest, submit
+from core.submissions import SubmitReceipt, SubmitRequest, persist_many, submit, validate_options
 from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 
@@ -130,6 +131,24 @@ async def test_a_retried_submit_does_not_use_up_the_rate_limit(pool: asyncpg.Poo
     from core.settings import RateLimitSettings
 
     tight = RateLimitSettings(ranked_burst=1, ranked_per_hour=1)
-    first = await submit(pool, request("alice", token="t-1"), tight)
-    again = await submit(pool, request("alice", token="t-1"), tight)
+    retried = request("alice", token="t-1")
+    first = await submit(pool, retried, tight)
+    again = await submit(pool, retried, tight)
     assert again.duplicate and again.submission_id == first.submission_id
+
+
+async def test_a_token_sent_again_with_another_body_in_the_same_batch_is_refused_and_refunded(pool: asyncpg.Pool):
+    """Two requests of one batch under one token, both past the checks before either is stored: the second round's
+    insert meets the first's row, and the request that differs is refused instead of answered with that row."""
+    await add_problems(pool)
+    first = request("alice", token="interaction-7", mode="ranked")
+    other = request("alice", token="interaction-7", mode="test")
+    async with pool.acquire() as conn:
+        items = [(first, validate_options(first)), (other, validate_options(other))]
+        stored, refused = await persist_many(conn, items, ROOMY)
+    assert isinstance(stored, SubmitReceipt) and not stored.duplicate
+    assert isinstance(refused, IdempotencyConflictError)
+    assert f"#{stored.submission_id}" in refused.message and "mode" in refused.message and "source" in refused.message
+    assert await count(pool, "submissions") == 1 and await count(pool, "jobs") == 1
+    user_id = await pool.fetchval("SELECT id FROM users WHERE external_id = 'discord:alice'")
+    assert await remaining(pool, user_id, "test", ROOMY) == ROOMY.test_burst, "the refused request's token came back"

@@ -98,9 +98,8 @@ async def test_one_users_requests_in_one_batch_take_their_tokens_in_turn(pool: a
 async def test_a_users_two_requests_with_one_token_in_one_batch_store_one_submission(pool: asyncpg.Pool):
     await add_problems(pool)
     batcher = SubmitBatcher(pool, ROOMY, max_in_flight=1)
-    first, again = receipts(
-        (await submit_together(batcher, request("first"), request("alice", token="t"), request("alice", token="t")))[1:]
-    )
+    retried = request("alice", token="t")
+    first, again = receipts((await submit_together(batcher, request("first"), retried, retried))[1:])
     assert again.submission_id == first.submission_id and again.duplicate and not first.duplicate
     assert await count(pool, "submissions") == 2
     # The repeat gave back the token it took.
