@@ -44,7 +44,7 @@ LAST_USED_EVERY_S: Final = 60.0
 # The prefix and this many characters of the secret are kept and shown in listings.
 _SHOWN_CHARS: Final = 6
 _SECRET_PATTERN: Final = re.compile(r"[A-Za-z0-9_-]{43}")
-_LIFETIME_PATTERN: Final = re.compile(r"(\d{1,4})\s*(h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
+_LIFETIME_PATTERN: Final = re.compile(r"([0-9]{1,4})\s*(h|hours?|d|days?|w|weeks?)", re.IGNORECASE)
 
 
 class TokenError(UserFacingError):

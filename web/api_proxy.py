@@ -36,7 +36,7 @@ TIMEOUT_S = 30.0
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 # Headers of the API's answer that the browser needs; nothing else of the API's (its server, its cookies) passes.
 PASSED_BACK = ("Content-Type", "Cache-Control", "Retry-After", "X-Accel-Buffering")
-SUBMISSION_ID = r"{submission_id:\d{1,18}}"
+SUBMISSION_ID = r"{submission_id:[0-9]{1,18}}"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 

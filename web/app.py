@@ -408,13 +408,13 @@ def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock
         [
             get("/", kept(problems)),
             get("/problems/{slug}", kept(problem)),
-            get(r"/submissions/{submission_id:\d{1,18}}", kept(submission)),
-            get(r"/submissions/{submission_id:\d{1,18}}/roofline.png", roofline),
+            get(r"/submissions/{submission_id:[0-9]{1,18}}", kept(submission)),
+            get(r"/submissions/{submission_id:[0-9]{1,18}}/roofline.png", roofline),
             get("/contests", kept(contests)),
             get("/contests/{slug}", kept(contest)),
             get("/contests/{slug}/upsolve", kept(upsolve)),
             get("/ratings", kept(ratings)),
-            get(r"/users/{user_id:\d{1,18}}", kept(player)),
+            get(r"/users/{user_id:[0-9]{1,18}}", kept(player)),
             get("/healthz", healthz),
             get("/readyz", readyz),
         ]

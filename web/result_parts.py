@@ -223,4 +223,4 @@ async def own_roofline(request: web.Request) -> web.Response:
 
 def add_result_routes(app: web.Application) -> None:
     app[_CHARTS] = OrderedDict()
-    app.router.add_get(r"/submissions/{submission_id:\d{1,18}}/own-roofline.png", own_roofline)
+    app.router.add_get(r"/submissions/{submission_id:[0-9]{1,18}}/own-roofline.png", own_roofline)

@@ -141,3 +141,18 @@ async def test_no_hostile_path_or_query_value_gets_a_5xx(
             if (status := await _status(client, method, query)) >= 500:
                 failures.append((status, query[:120]))
     assert not failures, failures
+
+
+def _unicode_digits(number: str, zero: int) -> str:
+    """`number` written with the digits of another script, which `int` reads as the same number."""
+    return "".join(chr(zero + int(d)) for d in number)
+
+
+@pytest.mark.parametrize("kind", ["users", "submissions"])
+async def test_a_number_in_a_path_is_ascii_digits_only(client: TestClient, seeded: Seeded, kind: str) -> None:
+    number = _real_values(seeded)["user_id" if kind == "users" else "submission_id"]
+    assert await _status(client, "GET", f"/{kind}/{number}") == 200
+    for zero in (0xFF10, 0x0660):  # fullwidth and Arabic-Indic digits
+        other = _unicode_digits(number, zero)
+        assert int(other) == int(number)
+        assert await _status(client, "GET", f"/{kind}/{urllib.parse.quote(other)}") == 404
