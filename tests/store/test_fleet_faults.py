@@ -10,7 +10,9 @@ deadline, so a busy machine only makes the tests slower.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -18,7 +20,7 @@ import asyncpg
 import pytest
 
 from core.dispatch import job_key
-from core.store import jobs
+from core.store import jobs, submissions
 from core.store.pool import create_pool
 from core.submissions import SubmitReceipt
 from runner.api import JobRequest
@@ -28,6 +30,8 @@ from tests.store.fleet_processes import (
     FAST_SOLUTION,
     HEARTBEAT_TIMEOUT_S,
     RATES,
+    SLOW_SOLUTION,
+    TEST_CASES,
     Fleet,
     assert_ended_once,
     available_tokens,
@@ -238,6 +242,44 @@ async def test_jobs_end_once_when_the_database_is_killed_and_started_again(serve
         await assert_ended_once(pool, receipts)
         await wait_live(pool, fleet, {"ra", "rb"})
         assert not [p.log_path.name for p in fleet.procs if not p.running]
+
+
+async def test_arena_submit_fleet_waits_out_a_stopped_database_and_prints_the_result(server: PostgresUnderTest):
+    """PostgreSQL stopped for a while under a running `arena submit --fleet`: the command says that it waits for
+    the store instead of crashing, and prints the result once the store is back; the job ends once."""
+    dsn = await server.new_database()
+    async with create_pool(dsn, min_size=1, max_size=4, command_timeout=30) as pool, fleet_on(dsn) as fleet:
+        await add_problems(pool)
+        await start_fleet(pool, fleet, ["ra"])
+        solution = fleet.tmp / "slow.py"
+        solution.write_bytes(SLOW_SOLUTION)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "RUNNER_", "DATABASE_URL"))}
+        cli = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arena", "submit", "vector_add", str(solution), "--mode", "test", "--fleet", "cpu",
+            env={**env, "DATABASE_URL": dsn},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        try:
+
+            async def job_running() -> bool:
+                return await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'running'") == 1
+
+            await wait_until(job_running, 180, "the CLI's job never ran", fleet.logs)
+            await server.stop()
+            await asyncio.sleep(8.0)  # longer than the job has left: it ends while the store is away
+        finally:
+            await server.start()
+        out, err = (b.decode() for b in await asyncio.wait_for(cli.communicate(), 300))
+        assert cli.returncode == 0, err + fleet.logs()
+        assert "the store is out of reach; waiting for it" in err and "the store is back after" in err, err
+        assert "passed" in out, out
+        [job] = await pool.fetch("SELECT id, submission_id, state FROM jobs")
+        assert job["state"] == "done"
+        moves = await jobs.transitions(pool, job["id"])
+        assert [m.to_state for m in moves if m.to_state in jobs.FINAL_STATES] == ["done"], moves
+        assert len(await submissions.case_results(pool, job["id"])) == TEST_CASES, "the result was stored once"
+
 
 
 # -- a captured request replayed --------------------------------------------------------------------------------
