@@ -10,7 +10,8 @@ gets exactly the kept events after that one: none lost, none repeated. Each even
     data: {...}         (a SubmissionEventView)
 
 and the stream ends after the `result` event. A comment line every KEEPALIVE_S keeps proxies from closing a
-quiet stream.
+quiet stream. When the API shuts down, every open stream ends at once with a comment saying to reconnect (the
+`retry` field says when), so that a stopping replica is not held for its shutdown timeout by its followers.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ log = logging.getLogger(__name__)
 POOL = web.AppKey("events_pool", asyncpg.Pool)
 PACE = web.AppKey("events_pace", FollowPace)
 FEED = web.AppKey("events_feed", EventFeed)
+CLOSING = web.AppKey("events_closing", asyncio.Event)
 KEEPALIVE_S = 15.0
+RECONNECT_HINT = b": this server is shutting down; reconnect with Last-Event-ID\n\n"
 # What a client waits before reconnecting after a dropped stream (the SSE `retry` field), in milliseconds.
 RETRY_MS = 2000
 _DONE = object()
+_CLOSING = object()
 
 
 def resume_after(request: web.Request) -> int | None:
@@ -60,6 +64,22 @@ def sse_frame(event: SubmissionEvent) -> bytes:
     lines = [] if event.id is None else [f"id: {event.id}"]
     lines += [f"event: {event.type}", f"data: {view.model_dump_json()}"]
     return ("\n".join(lines) + "\n\n").encode()
+
+
+async def _next(events: asyncio.Queue[Any], closing: asyncio.Event) -> Any:
+    """The stream's next event; None after KEEPALIVE_S without one; _CLOSING once the API is shutting down."""
+    if closing.is_set():
+        return _CLOSING
+    getting = asyncio.ensure_future(events.get())
+    shutdown = asyncio.ensure_future(closing.wait())
+    try:
+        done, _ = await asyncio.wait({getting, shutdown}, timeout=KEEPALIVE_S, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in (getting, shutdown):
+            waiter.cancel()
+    if getting in done:
+        return getting.result()
+    return _CLOSING if shutdown in done else None
 
 
 async def get_events(request: web.Request) -> web.StreamResponse:
@@ -94,18 +114,20 @@ async def get_events(request: web.Request) -> web.StreamResponse:
         await events.put(_DONE)
 
     reader = asyncio.create_task(read(), name=f"events-{sub_id}")
+    closing = request.app[CLOSING]
     try:
         while True:
-            try:
-                async with asyncio.timeout(KEEPALIVE_S):
-                    item = await events.get()
-            except TimeoutError:
+            item = await _next(events, closing)
+            if item is _CLOSING:
+                await response.write(RECONNECT_HINT)
+                break
+            if item is None:
                 await response.write(b": keep-alive\n\n")
                 continue
             if item is _DONE:
+                reader.result()  # a store failure ends the stream; the client reconnects with Last-Event-ID
                 break
             await response.write(sse_frame(item))
-        reader.result()  # a store failure ends the stream; the client reconnects with Last-Event-ID
     except (ConnectionResetError, asyncio.CancelledError):
         reader.cancel()
         raise
@@ -127,12 +149,19 @@ def register(app: web.Application, pool: asyncpg.Pool, pace: FollowPace | None =
     app[POOL] = pool
     app[PACE] = pace or FollowPace()
     app[FEED] = EventFeed(pool)
+    app[CLOSING] = asyncio.Event()
     app.router.add_get("/v1/submissions/{submission_id}/events", get_events)
+    app.on_shutdown.append(_end_streams)
 
     async def stop_listening(app: web.Application) -> None:
         await app[FEED].close()
 
     app.on_cleanup.append(stop_listening)
+
+
+async def _end_streams(app: web.Application) -> None:
+    """Runs before the server waits for its open requests: the streams end now, each with its reconnect hint."""
+    app[CLOSING].set()
 
 
 SSE_EVENT: dict[str, Any] = {

@@ -19,10 +19,12 @@ import aiohttp
 import asyncpg
 import pytest
 
+from api.public_events import RECONNECT_HINT
 from core.dispatch import job_key
 from core.store import jobs, submissions
 from core.store.pool import create_pool
 from core.submissions import SubmitReceipt
+from core.tokens import create_token
 from runner.api import JobRequest
 from runner.auth import sign_headers
 from tests.store.faults import PostgresUnderTest
@@ -280,6 +282,30 @@ async def test_arena_submit_fleet_waits_out_a_stopped_database_and_prints_the_re
         assert [m.to_state for m in moves if m.to_state in jobs.FINAL_STATES] == ["done"], moves
         assert len(await submissions.case_results(pool, job["id"])) == TEST_CASES, "the result was stored once"
 
+
+
+async def test_an_api_stopped_with_an_open_event_stream_ends_the_stream_with_a_reconnect_hint(
+    pool: asyncpg.Pool, fleet: Fleet
+):
+    """SIGTERM to `arena api` while a client follows a queued submission's events: the stream ends at once with the
+    hint to reconnect, and the API exits well inside aiohttp's 60 s shutdown timeout, which the stream used to hold
+    (twice: 124 s, dispatching nothing meanwhile)."""
+    await add_problems(pool)
+    api = fleet.api()
+    api.start()
+    await fleet.wait_api()
+    receipt = await submit_test(pool, "alice")  # no runner joins: it stays queued
+    token = await create_token(pool, "discord:alice", "alice", "alice-laptop", scopes="read")
+    url = f"{fleet.api_url}/v1/submissions/{receipt.submission_id}/events"
+    async with aiohttp.ClientSession() as session:
+        async with session.get(url, headers={"Authorization": f"Bearer {token.token}"}) as response:
+            assert response.status == 200
+            while not (await response.content.readline()).startswith(b"event: "):
+                pass  # the first event (the queue place) has come: the stream is being followed
+            api.send(signal.SIGTERM)
+            rest = await asyncio.wait_for(response.content.read(), 45)
+    assert RECONNECT_HINT in rest, rest
+    assert api.exit_status(timeout_s=45) == 0, api.log()
 
 
 # -- a captured request replayed --------------------------------------------------------------------------------
