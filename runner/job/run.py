@@ -52,6 +52,7 @@ from runner.host.executor import (
     job_env,
     start_warm_worker,
 )
+from runner.host.nvcc_schedule import parallel_script
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.host.sandbox import JobDir, python_command
 from runner.judge.tripwires import source_notes
@@ -291,11 +292,22 @@ class _JobRun:
         except CompileError as exc:
             return self.fail(exc.code, exc.message)
         limit = min(self.executor.deadlines.compile_s, self.executor.deadlines.job_s)
+        env = {"CUDA_VISIBLE_DEVICES": ""}
+        # nvcc's own steps with its two front ends at once, planned here (nvcc --dryrun runs nothing) for the
+        # sandbox's paths; plain nvcc when the plan is not one nvcc_schedule knows, or when any step fails.
+        schedule = await asyncio.to_thread(
+            parallel_script,
+            argv,
+            self.request.source,
+            self.executor.sandbox.environment(self.job, env),
+            str(self.job.scratch),
+        )
+        command = argv if schedule is None else ["/bin/sh", "-c", schedule]
         async with await SandboxedProcess.start(
             self.executor.sandbox,
             self.job,
-            lambda _fd: argv,
-            slot_env={"CUDA_VISIBLE_DEVICES": ""},
+            lambda _fd: command,
+            slot_env=env,
             with_pipe=False,
             writable_out=True,
             output_limit=self.executor.output_limit,
