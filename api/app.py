@@ -18,6 +18,7 @@ Errors are `{"error": {"code", "message"}}` with a real status, as the runner's 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -173,7 +174,9 @@ async def join(request: web.Request) -> web.Response:
 async def register(request: web.Request) -> web.Response:
     runner_id, body = await _signed_body(request)
     registration = RunnerRegistration.model_validate_json(body)
-    return _json(await fleet.register(request.app[POOL], runner_id, registration, pool_mismatch))
+    required = request.app[SETTINGS].fleet.required_sandbox
+    check = functools.partial(pool_mismatch, required_sandbox=required)
+    return _json(await fleet.register(request.app[POOL], runner_id, registration, check))
 
 
 async def heartbeat(request: web.Request) -> web.Response:

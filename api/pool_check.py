@@ -1,7 +1,10 @@
-"""Whether a runner's hardware belongs in its pool, by the GPU registry (`runner/gpus.py`).
+"""Whether a runner's hardware belongs in its pool, by the GPU registry (`runner/gpus.py`), and its sandbox is
+strong enough for the fleet.
 
 The check maps each GPU's *name* to the registry's entry itself, rather than trusting the key the runner sent: a
-PCIe card is `h100-pcie`, not `h100`, and an H200 is `h200`, so neither joins an `h100` pool.
+PCIe card is `h100-pcie`, not `h100`, and an H200 is `h200`, so neither joins an `h100` pool. A runner whose sandbox
+is weaker than the fleet requires (`ARENA_FLEET_REQUIRED_SANDBOX`, `full` by default) joins no pool: a submission
+that runs there could reach the network or the host's files.
 """
 
 from __future__ import annotations
@@ -9,9 +12,17 @@ from __future__ import annotations
 from runner.api import RunnerHardware
 from runner.gpus import CPU, canonical_gpu_type, gpu_type_for
 
+# The sandbox levels, weakest first (runner/host/sandbox.py: SandboxLevel).
+SANDBOX_LEVELS = ("none", "network", "full")
 
-def pool_mismatch(pool: str, hardware: RunnerHardware) -> str | None:
+
+def pool_mismatch(pool: str, hardware: RunnerHardware, required_sandbox: str = "full") -> str | None:
     """Why `hardware` may not serve the pool `pool` (a GPU type), or None when it may."""
+    if SANDBOX_LEVELS.index(hardware.sandbox) < SANDBOX_LEVELS.index(required_sandbox):
+        return (
+            f"its sandbox is `{hardware.sandbox}`, and this fleet requires `{required_sandbox}` "
+            "(docs/runner.md, \"The sandbox\", says what the host needs)"
+        )
     wanted = canonical_gpu_type(pool)
     if hardware.device == "cpu":
         if wanted == CPU.key:

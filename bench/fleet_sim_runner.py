@@ -147,7 +147,7 @@ class SimRunner:
 
     def hardware(self) -> RunnerHardware:
         return RunnerHardware(
-            device="cpu", gpu_type="cpu", slots=self.slots, python=platform.python_version(), sandbox="none"
+            device="cpu", gpu_type="cpu", slots=self.slots, python=platform.python_version(), sandbox="full"
         )
 
     def app(self, secret: bytes) -> web.Application:

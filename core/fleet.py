@@ -17,6 +17,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 import asyncpg
 from pydantic import Field
@@ -55,6 +56,11 @@ class FleetSettings(BaseSettings):
         False,
         description="let dispatchers reach runners registered at http:// addresses other than this machine's (a "
         "network you trust, such as a cluster's pod network behind a NetworkPolicy)",
+    )
+    required_sandbox: Literal["full", "network", "none"] = Field(
+        "full",
+        description="the least sandbox level a runner must report to join any pool: `full` (namespaces and a fresh "
+        "root), `network` (no network, no fresh root), `none` (for a trusted development fleet only)",
     )
 
 

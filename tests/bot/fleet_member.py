@@ -192,7 +192,7 @@ async def daemon_hardware(app: web.Application) -> RunnerHardware:
 def gpu_hardware(model: GpuModel, slots: int) -> RunnerHardware:
     """The report of a host with one GPU of `model`: what a runner double stands in for."""
     gpu = GpuHardware(index=0, name=model.device_names[0], uuid=f"GPU-test-{model.key}", gpu_type=model.key)
-    return RunnerHardware(device="gpu", gpu_type=model.key, gpus=[gpu], slots=slots, sandbox="none")
+    return RunnerHardware(device="gpu", gpu_type=model.key, gpus=[gpu], slots=slots, sandbox="full")
 
 
 def daemon_settings(state_dir: Path, name: str, **overrides: object) -> RunnerSettings:

@@ -159,7 +159,7 @@ async def test_the_bot_sends_no_job_to_a_fleet_runner_at_a_plain_http_address_of
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     member = await fleet.join("clear-runner", "cpu")
-    hardware = RunnerHardware(device="cpu", gpu_type="cpu", slots=1, sandbox="none")
+    hardware = RunnerHardware(device="cpu", gpu_type="cpu", slots=1, sandbox="full")
     await member.register("http://10.0.0.7:8700", hardware)
     bot_settings = BotSettings(token="not-a-real-token", fleet="on", local_runner="off")
     async with aiohttp.ClientSession() as session:

@@ -3,6 +3,7 @@ heartbeats and leaving, replay fences, and the web's read-only role kept away fr
 
 from __future__ import annotations
 
+import functools
 import time
 from datetime import timedelta
 
@@ -80,6 +81,25 @@ async def test_a_gpu_that_is_not_the_pools_is_refused_whatever_key_the_runner_cl
     ok = RunnerRegistration(url="http://10.0.0.7:8700", hardware=hardware(h100_sxm()))
     with pytest.raises(RunnerGoneError):
         await fleet.register(pool, runner_id, ok, pool_mismatch)
+
+
+@pytest.mark.parametrize("level", ["none", "network"])
+async def test_a_runner_whose_sandbox_is_weaker_than_the_fleet_requires_joins_no_pool(
+    pool: asyncpg.Pool, level: str
+) -> None:
+    """A hand-made registration of a real H100 that reports `sandbox: none` (or `network`) is refused by the
+    default requirement, `full`; a fleet that sets its requirement that low lets the same hardware in."""
+    weak = hardware(h100_sxm()).model_copy(update={"sandbox": level})
+    runner_id = await joined(pool, "weak-box")
+    with pytest.raises(PoolMismatchError, match=f"its sandbox is `{level}`, and this fleet requires `full`"):
+        await fleet.register(
+            pool, runner_id, RunnerRegistration(url="http://10.0.0.7:8700", hardware=weak), pool_mismatch
+        )
+    assert await fleet_store.live_runners(pool, 60) == []
+    trusting = functools.partial(pool_mismatch, required_sandbox=level)
+    other_id = await joined(pool, "weak-box-2")
+    await fleet.register(pool, other_id, RunnerRegistration(url="http://10.0.0.8:8700", hardware=weak), trusting)
+    assert [r.name for r in await fleet_store.live_runners(pool, 60)] == ["weak-box-2"]
 
 
 async def test_a_registered_runner_is_live_until_its_heartbeats_stop(pool: asyncpg.Pool) -> None:
