@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import math
 from typing import Any
 
 import asyncpg
@@ -34,7 +35,7 @@ from api.read_models import MODELS as READ_MODELS
 from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
 from api.submission_models import MODELS as SUBMISSION_MODELS
-from api.user_auth import install_user_auth
+from api.user_auth import LIMITER, client_of, install_user_auth
 from core import fleet
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.fleet_canary import record_canary
@@ -165,9 +166,23 @@ async def readyz(request: web.Request) -> web.Response:
 
 
 async def join(request: web.Request) -> web.Response:
-    joined = await fleet.join(
-        request.app[POOL], RunnerJoinRequest.model_validate_json(await request.read()), request.app[SETTINGS].fleet
-    )
+    """A bootstrap token exchanged for a runner's credential. An unknown token is a guess, counted against the
+    client's address with the personal tokens' guesses (one bucket, `ARENA_API_AUTH_FAILURES_*`)."""
+    limiter, address = request.app[LIMITER], client_of(request, request.app[SETTINGS]).address
+    wait_s = limiter.refused_for_s(address)
+    if wait_s is not None:
+        response = _error(
+            429, "rate_limited", f"Too many failed joins from this address; try again in {math.ceil(wait_s)} s."
+        )
+        response.headers["Retry-After"] = str(math.ceil(wait_s))
+        return response
+    try:
+        joined = await fleet.join(
+            request.app[POOL], RunnerJoinRequest.model_validate_json(await request.read()), request.app[SETTINGS].fleet
+        )
+    except JoinRefusedError:
+        limiter.failed(address)
+        raise
     return _json(joined, 201)
 
 
@@ -295,7 +310,7 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Exchange a pool's bootstrap token for a runner credential",
                 "security": [],
                 "requestBody": body(RunnerJoinRequest),
-                "responses": {"201": _answer(RunnerJoined, "joined"), **refused(400, 401, 413, 503)},
+                "responses": {"201": _answer(RunnerJoined, "joined"), **refused(400, 401, 413, 429, 503)},
             }
         },
         "/v1/runners/{runner_id}": {

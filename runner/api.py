@@ -348,6 +348,7 @@ ApiErrorCode = Literal[
     "conflict",
     "queue_full",
     "payload_too_large",
+    "rate_limited",
     "unavailable",
     "internal",
 ]

@@ -107,6 +107,20 @@ async def test_bad_input_gets_400_and_a_bad_token_401(client: TestClient) -> Non
     assert (await client.put("/v1/runners/%F0%9F%98%80", data=b"{}")).status == 404
 
 
+async def test_join_guesses_are_limited_per_address_like_token_guesses(pool: asyncpg.Pool) -> None:
+    """Unknown bootstrap tokens count as failed authentications of the caller's address: past the burst, every join
+    from it is answered 429 with Retry-After, a real token's too, until the bucket refills."""
+    settings = ApiSettings(dispatch=False, auth_failures_burst=2, auth_failures_per_minute=1.0)
+    async with TestClient(TestServer(create_app(pool, settings))) as client:
+        guess = {"token": "arena-join-" + "x" * 30, "name": "box"}
+        assert [(await client.post("/v1/runners/join", json=guess)).status for _ in range(2)] == [401, 401]
+        made = await fleet.create_join_token(pool, "h100", lifetime=timedelta(hours=1))
+        limited = await client.post("/v1/runners/join", json={"token": made.token, "name": "box"})
+        assert limited.status == 429 and int(limited.headers["Retry-After"]) > 0
+        assert (await limited.json())["error"]["code"] == "rate_limited"
+        assert await pool.fetchval("SELECT count(*) FROM runners") == 0
+
+
 def test_the_openapi_document_names_every_route_and_its_security() -> None:
     document = openapi_document()
     assert document["openapi"] == "3.1.0"
