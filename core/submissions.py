@@ -1,4 +1,8 @@
-"""Taking a submission: validate, persist and enqueue in one transaction, before anyone is told "accepted"."""
+"""Taking a submission: validate, persist and enqueue in one transaction, before anyone is told "accepted".
+
+Kept as one module: the checks, the batch's rounds and the answer to a repeated client token read the same intake
+and rows in one order; split, each part would pass the others' state back and forth.
+"""
 
 from __future__ import annotations
 

@@ -29,9 +29,10 @@ async def test_a_submission_notifies_its_gpu_types_queue_after_it_is_committed(p
         # Sent after the commit: the job is there for whichever dispatcher wakes.
         state = await listener.fetchval("SELECT state FROM jobs WHERE id = $1", receipt.job_id)
         assert state == "queued"
-        again = await submit(pool, request("alice", gpu="h200", token="t-1"), ROOMY)
+        retried = request("alice", gpu="h200", token="t-1")
+        again = await submit(pool, retried, ROOMY)
         await asyncio.wait_for(heard.get(), WAIT_S)
-        repeat = await submit(pool, request("alice", gpu="h200", token="t-1"), ROOMY)
+        repeat = await submit(pool, retried, ROOMY)
         assert repeat.duplicate and repeat.submission_id == again.submission_id
         await asyncio.sleep(0.5)  # a repeat stores no job, so it wakes nobody
         assert heard.empty()
