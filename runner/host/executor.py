@@ -22,7 +22,6 @@ from pathlib import Path
 
 from runner.api import JobRequest
 from runner.host.compile import DEFAULT_CACHE_MAX_BYTES
-from runner.host.compile_gate import CompileGate, start_compile_gate
 from runner.host.devices import Slot
 from runner.host.memory_cgroup import find_job_cgroups
 from runner.host.process import SandboxedProcess
@@ -360,14 +359,6 @@ class WarmWorker:
     go_fd: int
     slot_index: int
     gpu_visible: bool
-    # nvcc's sandboxed process, waiting for its build script (runner/host/compile_gate.py); None without nvcc, and
-    # once a job took it.
-    compiler: CompileGate | None = None
-
-    def take_compiler(self) -> CompileGate | None:
-        """The waiting compiler, for the job to build with; the job then owns it (and ends it)."""
-        compiler, self.compiler = self.compiler, None
-        return compiler
 
     def fits(self, slot: Slot, request: JobRequest) -> bool:
         cpu_only = request.device_kind == "cpu" and slot.is_gpu
@@ -397,8 +388,7 @@ class WarmWorker:
         if self.go_fd >= 0:
             os.close(self.go_fd)
             self.go_fd = -1
-        compiler = self.take_compiler()
-        await asyncio.gather(self.processes.stop(), *([compiler.close()] if compiler is not None else []))
+        await self.processes.stop()
 
     async def discard(self) -> None:
         await self.close()
@@ -421,15 +411,4 @@ async def start_warm_worker(executor: Executor, slot: Slot, env: dict[str, str] 
         raise
     finally:
         os.close(read_fd)
-    warm = WarmWorker(processes, write_fd, slot.index, slot.is_gpu)
-    try:
-        warm.compiler = await start_compile_gate(
-            executor.sandbox,
-            launcher_job,
-            output_limit=executor.output_limit,
-            memory_limit=executor.memory_limit_bytes,
-        )
-    except BaseException:
-        await warm.discard()
-        raise
-    return warm
+    return WarmWorker(processes, write_fd, slot.index, slot.is_gpu)

@@ -39,7 +39,6 @@ from runner.api import (
 )
 from runner.errors import CompileError, SubmissionError, trim_log
 from runner.host.compile import cache_key, cached_library, clean_log, cuda_arch, nvcc_command, store_library
-from runner.host.compile_gate import COMPILE_ENV, exec_script
 from runner.host.device_peaks import device_peaks
 from runner.host.devices import Slot, default_slot
 from runner.host.executor import (
@@ -293,31 +292,27 @@ class _JobRun:
         except CompileError as exc:
             return self.fail(exc.code, exc.message)
         limit = min(self.executor.deadlines.compile_s, self.executor.deadlines.job_s)
+        env = {"CUDA_VISIBLE_DEVICES": ""}
         # nvcc's own steps with its two front ends at once, planned here (nvcc --dryrun runs nothing) for the
         # sandbox's paths; plain nvcc when the plan is not one nvcc_schedule knows, or when any step fails.
         schedule = await asyncio.to_thread(
             parallel_script,
             argv,
             self.request.source,
-            self.executor.sandbox.environment(self.job, COMPILE_ENV),
+            self.executor.sandbox.environment(self.job, env),
             str(self.job.scratch),
         )
-        script = schedule if schedule is not None else exec_script(argv)
-        compiler = self.warm.take_compiler() if self.warm is not None else None
-        if compiler is not None:
-            started = compiler.build(script)  # its sandbox was made with the job's other processes
-        else:
-            started = await SandboxedProcess.start(
-                self.executor.sandbox,
-                self.job,
-                lambda _fd: ["/bin/sh", "-c", script],
-                slot_env=COMPILE_ENV,
-                with_pipe=False,
-                writable_out=True,
-                output_limit=self.executor.output_limit,
-                memory_limit=self.executor.memory_limit_bytes,
-            )
-        async with started as proc:
+        command = argv if schedule is None else ["/bin/sh", "-c", schedule]
+        async with await SandboxedProcess.start(
+            self.executor.sandbox,
+            self.job,
+            lambda _fd: command,
+            slot_env=env,
+            with_pipe=False,
+            writable_out=True,
+            output_limit=self.executor.output_limit,
+            memory_limit=self.executor.memory_limit_bytes,
+        ) as proc:
             returncode = await proc.wait(limit)
             output = clean_log(await proc.output(), self.job.in_dir)
         if proc.memory_exceeded is not None:
