@@ -13,7 +13,8 @@ the two chains can run at the same time, which takes about a third off the build
 /bin/sh script of nvcc's exact commands in that order, the two chains at once. When the plan is not the shape this
 module knows (another nvcc release), there is no script, and the runner runs nvcc itself. The script falls back to
 nvcc too: when any step fails it runs plain nvcc, so a compile error reads exactly as nvcc prints it, and honest
-code that nvcc builds is never refused here.
+code that nvcc builds is never refused here. While the two front ends run together their memory adds up, under the
+job's one memory limit (RUNNER_MAX_MEMORY_MB; 32 GiB a job on the H200 host measured).
 """
 
 from __future__ import annotations
