@@ -39,6 +39,7 @@ from api.user_auth import LIMITER, client_of, install_user_auth
 from core import fleet
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.fleet_canary import record_canary
+from core.server_logs import quiet_malformed_requests
 from core.store import fleet as fleet_store
 from core.store.outage import STORE_OUTAGE_ERRORS
 from core.store.pool import ping
@@ -369,6 +370,7 @@ def openapi_document() -> dict[str, Any]:
 
 
 def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
+    quiet_malformed_requests()
     app = web.Application(middlewares=[error_middleware, problem_middleware], client_max_size=MAX_BODY_BYTES)
     app[POOL] = pool
     app[SETTINGS] = settings

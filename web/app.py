@@ -60,6 +60,7 @@ from core.public import (
     public_submission,
     rating_page,
 )
+from core.server_logs import quiet_malformed_requests
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pool import open_reader_store, ping
 from runner.gpus import spec_for
@@ -382,6 +383,7 @@ def _wall_clock() -> datetime:
 
 def create_app(settings: WebSettings, pool: asyncpg.Pool | None = None, *, clock: Clock = _wall_clock) -> Application:
     """The web leaderboard over `pool`, or over the store `settings.store` names, opened when the server starts."""
+    quiet_malformed_requests()
     app = Application(middlewares=[error_pages])
     app.on_response_prepare.append(security_headers)
     app[SETTINGS] = settings

@@ -4,6 +4,8 @@ the OpenAPI document and the fleet's metrics."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 
@@ -170,3 +172,21 @@ async def test_no_hostile_path_or_body_gets_a_server_error(client: TestClient, p
     server_errors = [a for a in answers if a[2] >= 500]
     assert not server_errors, server_errors
     assert {status for *_, status in answers} <= {400, 401, 403, 404, 405, 409, 413}, answers
+
+
+async def test_a_request_line_too_long_to_parse_is_logged_as_one_warning_line(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """aiohttp's parser refuses a 20 KB request line with its bare 400; the service logs it as the client's fault,
+    one WARNING line without a traceback, never as an ERROR."""
+    assert client.server.host is not None and client.server.port is not None
+    reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
+    with caplog.at_level(logging.INFO, logger="aiohttp.server"):
+        writer.write(b"GET /" + b"a" * 20000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        answer = await reader.read(200)
+        writer.close()
+    assert answer.startswith(b"HTTP/1.1 400") or answer.startswith(b"HTTP/1.0 400"), answer
+    records = [r for r in caplog.records if r.name == "aiohttp.server"]
+    assert records and all(r.levelno == logging.WARNING and r.exc_info is None for r in records), records
+    assert "refused a malformed request from" in records[0].getMessage() and "8190 bytes" in records[0].getMessage()
