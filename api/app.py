@@ -172,10 +172,9 @@ async def join(request: web.Request) -> web.Response:
     limiter, address = request.app[LIMITER], client_of(request, request.app[SETTINGS]).address
     wait_s = limiter.refused_for_s(address)
     if wait_s is not None:
-        response = _error(
-            429, "rate_limited", f"Too many failed joins from this address; try again in {math.ceil(wait_s)} s."
-        )
-        response.headers["Retry-After"] = str(math.ceil(wait_s))
+        seconds = math.ceil(wait_s)
+        response = _error(429, "rate_limited", f"Too many failed joins from this address; try again in {seconds} s.")
+        response.headers["Retry-After"] = str(seconds)
         return response
     try:
         joined = await fleet.join(

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from runner.api import RunnerHardware
 from runner.gpus import CPU, canonical_gpu_type, gpu_type_for
-
-# The sandbox levels, weakest first (runner/host/sandbox.py: SandboxLevel).
-SANDBOX_LEVELS = ("none", "network", "full")
+from runner.names import SANDBOX_LEVELS
 
 
 def pool_mismatch(pool: str, hardware: RunnerHardware, required_sandbox: str = "full") -> str | None:

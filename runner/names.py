@@ -41,6 +41,8 @@ LANGUAGES: tuple[Language, ...] = get_args(Language)
 ANY_LANGUAGE: LanguageFilter = "any"
 LANGUAGE_FILTERS: tuple[LanguageFilter, ...] = get_args(LanguageFilter)
 MODES: tuple[Mode, ...] = get_args(Mode)
+# A runner's sandbox levels, weakest first (runner/host/sandbox.py: SandboxLevel; the fleet's pool check).
+SANDBOX_LEVELS: tuple[str, ...] = ("none", "network", "full")
 # What each mode does, in the words a competitor chooses by: the bot's choices, the editor's menu and the CLI's
 # help all show these (a Discord choice's name holds 100 characters, "mode: " included).
 MODE_DESCRIPTIONS: dict[Mode, str] = {

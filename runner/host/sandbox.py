@@ -44,6 +44,7 @@ from pathlib import Path
 from runner.host.job_uids import JobUidsTakenError, claim_uid_base
 from runner.host.memory_cgroup import JobCgroups, join_self
 from runner.host.sandbox_needs import KUBERNETES_HINT, full_sandbox_shortfalls
+from runner.names import SANDBOX_LEVELS
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
@@ -85,8 +86,7 @@ class SandboxLevel(StrEnum):
 
     def covers(self, other: SandboxLevel) -> bool:
         """Whether this level isolates at least as much as `other`."""
-        order = (SandboxLevel.NONE, SandboxLevel.NETWORK, SandboxLevel.FULL)
-        return order.index(self) >= order.index(other)
+        return SANDBOX_LEVELS.index(self.value) >= SANDBOX_LEVELS.index(other.value)
 
 
 def unshare_flags(level: SandboxLevel, as_root: bool) -> tuple[str, ...]:
