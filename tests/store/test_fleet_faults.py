@@ -163,6 +163,9 @@ async def test_jobs_end_once_across_a_restart_of_the_api_service(pool: asyncpg.P
     await wait_live(pool, fleet, {"ra", "rb"})
 
 
+_LOAD_REQUEUE = "too busy to check the timing"
+
+
 async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet: Fleet):
     """Two API services with dispatchers of their own over one store: each job is claimed once, by one of them."""
     await add_problems(pool)
@@ -194,7 +197,13 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
             break
         await asyncio.sleep(1.0)  # ARENA_FLEET_REFRESH_S is 0.3 s in these tests
     ended = await assert_ended_once(pool, receipts)
-    assert {job.attempts for job in ended.values()} == {1}
+    # A second attempt is a fault here unless a requeue says it was the load of the test machine: a runner too busy
+    # to check the timing, or one whose heartbeats came late and was swept out of its pool.
+    for job in ended.values():
+        if job.attempts > 1:
+            notes = [m.note for m in await jobs.transitions(pool, job.id) if m.to_state == "queued" and m.from_state]
+            assert len(notes) >= job.attempts - 1, notes
+            assert all(n and (_LOAD_REQUEUE in n or "left its pool" in n) for n in notes), notes
     assert owners == {"api-1", "api-2"}, (owners, len(receipts))
 
 
