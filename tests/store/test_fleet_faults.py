@@ -20,12 +20,12 @@ import asyncpg
 import pytest
 
 from api.public_events import RECONNECT_HINT
+from runner.api import JobRequest
 from core.dispatch import job_key
 from core.store import jobs, submissions
 from core.store.pool import create_pool
 from core.submissions import SubmitReceipt
 from core.tokens import create_token
-from runner.api import JobRequest
 from runner.auth import sign_headers
 from tests.store.faults import PostgresUnderTest
 from tests.store.fleet_processes import (
@@ -164,6 +164,8 @@ async def test_jobs_end_once_across_a_restart_of_the_api_service(pool: asyncpg.P
 
 
 _LOAD_REQUEUE = "too busy to check the timing"
+# Jobs per batch of the two-dispatcher test: its two runners' slots and then some, all queued at once.
+BATCH = 6
 
 
 async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet: Fleet):
@@ -175,15 +177,21 @@ async def test_two_dispatchers_dispatch_each_job_once(pool: asyncpg.Pool, fleet:
     # The dispatcher that followed a job hears first that its runner's slot is free and claims the next job at
     # once, while the other replica's view, read every ARENA_FLEET_REFRESH_S while the runners were busy, shows
     # them full: so within a batch one replica may take every job. Each batch starts once both views have seen the
-    # runners idle (a pause of a few refreshes), so that its first jobs are raced for by both replicas. More
-    # batches go in until both have dispatched (at most five), and every job of every batch must have ended once.
+    # runners idle (a pause of a few refreshes), so that its first jobs are raced for by both replicas: only those
+    # are a race, so a batch is short. More batches go in until both have dispatched (at most twelve), and every job
+    # of every batch must have ended once.
     receipts: list[SubmitReceipt] = []
     owners: set[str] = set()
-    for batch in range(5):
-        new = [
-            await submit_test(pool, f"user{i % 4}", FAST_SOLUTION, variant=i)
-            for i in range(20 * batch, 20 * batch + 20)
-        ]
+    for batch in range(12):
+        # Queued together, so that both replicas wake to a queue that holds more jobs than the runners have slots.
+        new = list(
+            await asyncio.gather(
+                *(
+                    submit_test(pool, f"user{i % 4}", FAST_SOLUTION, variant=i)
+                    for i in range(BATCH * batch, BATCH * batch + BATCH)
+                )
+            )
+        )
         for receipt in new:
             await wait_final(pool, receipt.job_id, fleet, timeout_s=400)
         receipts += new
@@ -290,7 +298,6 @@ async def test_arena_submit_fleet_waits_out_a_stopped_database_and_prints_the_re
         moves = await jobs.transitions(pool, job["id"])
         assert [m.to_state for m in moves if m.to_state in jobs.FINAL_STATES] == ["done"], moves
         assert len(await submissions.case_results(pool, job["id"])) == TEST_CASES, "the result was stored once"
-
 
 
 async def test_an_api_stopped_with_an_open_event_stream_ends_the_stream_with_a_reconnect_hint(
