@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.settings import ApiSettings
+from contract.runner_client import JobRunner
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings, sweep_silent
@@ -24,7 +25,6 @@ from core.store.fleet import LiveRunner
 from core.store.outage import STORE_ERRORS
 from core.store.pool import open_store
 from core.submission_events import case_publisher
-from runner.client import JobRunner
 from runner.clients.remote import fleet_runner
 
 log = logging.getLogger(__name__)

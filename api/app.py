@@ -36,16 +36,8 @@ from api.runner_auth import authenticate_runner
 from api.settings import ApiSettings
 from api.submission_models import MODELS as SUBMISSION_MODELS
 from api.user_auth import LIMITER, client_of, install_user_auth
-from core import fleet
-from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
-from core.fleet_canary import record_canary
-from core.server_logs import quiet_malformed_requests
-from core.store import fleet as fleet_store
-from core.store.outage import STORE_OUTAGE_ERRORS
-from core.store.pool import ping
-from runner.api import (
-    ApiError,
-    ApiErrorBody,
+from contract.errors import ApiError, ApiErrorBody
+from contract.wire import (
     CanaryReport,
     RunnerHeartbeat,
     RunnerJoined,
@@ -53,6 +45,13 @@ from runner.api import (
     RunnerRegistration,
     RunnerStanding,
 )
+from core import fleet
+from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
+from core.fleet_canary import record_canary
+from core.server_logs import quiet_malformed_requests
+from core.store import fleet as fleet_store
+from core.store.outage import STORE_OUTAGE_ERRORS
+from core.store.pool import ping
 from runner.auth import RUNNER_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
 
 log = logging.getLogger(__name__)

@@ -9,9 +9,9 @@ that runs there could reach the network or the host's files.
 
 from __future__ import annotations
 
-from runner.api import RunnerHardware
+from contract.names import SANDBOX_LEVELS
+from contract.wire import RunnerHardware
 from runner.gpus import CPU, canonical_gpu_type, gpu_type_for
-from runner.names import SANDBOX_LEVELS
 
 
 def pool_mismatch(pool: str, hardware: RunnerHardware, required_sandbox: str = "full") -> str | None:
@@ -19,7 +19,7 @@ def pool_mismatch(pool: str, hardware: RunnerHardware, required_sandbox: str = "
     if SANDBOX_LEVELS.index(hardware.sandbox) < SANDBOX_LEVELS.index(required_sandbox):
         return (
             f"its sandbox is `{hardware.sandbox}`, and this fleet requires `{required_sandbox}` "
-            "(docs/runner.md, \"The sandbox\", says what the host needs)"
+            '(docs/runner.md, "The sandbox", says what the host needs)'
         )
     wanted = canonical_gpu_type(pool)
     if hardware.device == "cpu":

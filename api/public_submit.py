@@ -25,10 +25,12 @@ from api.public_subs import contests_of
 from api.settings import ApiSettings
 from api.submission_models import SubmissionAccepted
 from api.user_auth import authenticate
-from core.service import ArenaService, check_attachment
+from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DTYPES, MODES, DType, Mode
+from contract.wire import MAX_SOURCE_BYTES
+from core.service import ArenaService
 from core.store import fleet as fleet_store
-from runner.api import MAX_SOURCE_BYTES
-from runner.names import DTYPES, MODES
+from core.submissions import parse_dtype, parse_mode
+from core.uploads import check_declared
 
 SERVICE = web.AppKey("submit_service", ArenaService)
 # A text field (a slug, a dtype) is short; anything longer is not one.
@@ -57,8 +59,8 @@ class SubmissionForm:
     problem: str
     file_name: str
     data: bytes
-    dtype: str = "float32"
-    mode: str = "benchmark"
+    dtype: DType = "float32"
+    mode: Mode = "benchmark"
     gpu: str | None = None
     profile_case: int | None = None
 
@@ -97,7 +99,7 @@ async def read_form(request: web.Request) -> SubmissionForm:
                 file_name = part.filename or ""
                 if not file_name:
                     raise ProblemError("validation_failed", "The `file` field needs a file name (solution.cu, .py).")
-                check_attachment(file_name, 0)  # the extension, before the body is read
+                check_declared(file_name, 0)  # the name and extension, before the body is read
                 data = await _read_limited(part, MAX_SOURCE_BYTES)
                 if data is None:
                     limit = MAX_SOURCE_BYTES // 1024
@@ -127,8 +129,8 @@ async def read_form(request: web.Request) -> SubmissionForm:
         problem=fields["problem"],
         file_name=file_name,
         data=data,
-        dtype=fields.get("dtype") or "float32",
-        mode=fields.get("mode") or "benchmark",
+        dtype=parse_dtype(fields.get("dtype") or DEFAULT_DTYPE),
+        mode=parse_mode(fields.get("mode") or DEFAULT_MODE),
         gpu=fields.get("gpu") or None,
         profile_case=_case(fields.get("profile_case")),
     )
@@ -224,8 +226,8 @@ def openapi_paths() -> dict[str, Any]:
         "properties": {
             "problem": {"type": "string", "description": "the problem's slug"},
             "file": {"type": "string", "format": "binary", "description": "the source: a .cu or .py file"},
-            "dtype": {"type": "string", "enum": list(DTYPES), "default": "float32"},
-            "mode": {"type": "string", "enum": list(MODES), "default": "benchmark"},
+            "dtype": {"type": "string", "enum": list(DTYPES), "default": DEFAULT_DTYPE},
+            "mode": {"type": "string", "enum": list(MODES), "default": DEFAULT_MODE},
             "gpu": {"type": "string", "description": "the GPU pool (default: the only one)"},
             "profile_case": {"type": "integer", "minimum": 0, "description": "with mode profile: the case"},
         },

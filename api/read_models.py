@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runner.names import Language, ScoreMetric
+from contract.names import Language, ScoreMetric
 
 
 class _Wire(BaseModel):

@@ -8,18 +8,24 @@ store rebuilds it, so that `arena submit --server` prints the same tables as a l
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from contract.names import (
+    CasePhase,
+    DType,
+    JobState,
+    Language,
+    Method,
+    Mode,
+    ScoreMetric,
+    StoredStatus,
+    SubmissionEventType,
+)
+from contract.wire import CaseTiming, SubmissionResult
 from core.contests.entry import ContestEntries
 from core.store.submissions import Submission
 from core.submission_events import CaseProgress, SubmissionEvent
-from runner.api import CaseTiming, SubmissionResult
-from runner.names import DType, JobState, Language, Method, Mode, ScoreMetric, StoredStatus
-
-EventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "case", "result"]
-CasePhase = Literal["test", "benchmark", "profile"]
 
 
 class _Wire(BaseModel):
@@ -144,7 +150,7 @@ class CaseProgressView(_Wire):
     @classmethod
     def of(cls, case: CaseProgress) -> CaseProgressView:
         return cls(
-            phase=case.phase,  # type: ignore[arg-type]
+            phase=case.phase,
             index=case.index,
             count=case.count,
             name=case.name,
@@ -159,7 +165,7 @@ class SubmissionEventView(_Wire):
     one line of `arena submit --stream`."""
 
     id: int | None = Field(None, description="kept events only: resume after it with Last-Event-ID")
-    type: EventType
+    type: SubmissionEventType
     submission_id: int
     state: JobState = Field(description="the job's state after this event")
     attempt: int = Field(ge=1)
@@ -174,9 +180,9 @@ class SubmissionEventView(_Wire):
     def of(cls, event: SubmissionEvent) -> SubmissionEventView:
         return cls(
             id=event.id,
-            type=event.type,  # type: ignore[arg-type]
+            type=event.type,
             submission_id=event.submission_id,
-            state=event.state,  # type: ignore[arg-type]
+            state=event.state,
             attempt=event.attempt,
             at=event.at,
             position=event.position,

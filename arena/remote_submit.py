@@ -30,7 +30,7 @@ from core.contests.entry import ContestEntries, receipt_line
 from core.errors import CancelledByUserError, UserFacingError
 from core.progress import describe_place
 from core.uploads import check_upload
-from runner.api import JobEvent, SubmissionResult, TestOutcome
+from contract.wire import JobEvent, SubmissionResult, TestOutcome
 
 # How long Ctrl-C waits for the server to confirm the cancel before saying it could not.
 CANCEL_TIMEOUT_S = 10.0

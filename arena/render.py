@@ -7,12 +7,12 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from contract.wire import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
 from core import profile_view
 from core.output_view import output_text
 from core.result_view import CASE_HEADERS, case_rate, case_rows, summary, timing_caveat
 from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
 from core.result_view import format_rate as format_rate
-from runner.api import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries

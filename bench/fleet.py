@@ -76,6 +76,7 @@ from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
+from core.uploads import check_upload  # noqa: E402
 
 DATABASE = "arena_bench_fleet"
 POOL = "cpu"
@@ -488,7 +489,9 @@ async def light_and_heavy(pool: asyncpg.Pool, cfg: Config, loaded: Loaded) -> tu
             await asyncio.sleep(cfg.light_every * rng.uniform(0.5, 1.5))
             n += 1
             source = SOURCE + f"# light {n}\n"
-            request = SubmitRequest("bench:light", "light", SLUG, "solution.py", source.encode(), POOL, mode="test")
+            request = SubmitRequest(
+                "bench:light", "light", SLUG, check_upload("solution.py", source.encode()), POOL, mode="test"
+            )
             light.append((await submit(pool, request, ROOMY)).job_id)
         await asyncio.sleep(2 * (cfg.job_ms + cfg.jitter_ms) / 1000)  # the last light job goes out
     finally:

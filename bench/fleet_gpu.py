@@ -40,6 +40,7 @@ from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
+from core.uploads import check_upload  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
 from runner.gpus import gpu_type_for  # noqa: E402
 
@@ -156,7 +157,9 @@ async def main(jobs_wanted: int) -> int:
                 receipts.append(
                     await submit(
                         pool,
-                        SubmitRequest(f"local:{user}", user, slug, example, source, pool_type, mode="benchmark"),
+                        SubmitRequest(
+                            f"local:{user}", user, slug, check_upload(example, source), pool_type, mode="benchmark"
+                        ),
                         ROOMY,
                     )
                 )

@@ -41,7 +41,7 @@ from aiohttp import web
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import (  # noqa: E402
+from contract.wire import (  # noqa: E402
     CaseTiming,
     HealthInfo,
     JobAccepted,

@@ -65,7 +65,7 @@ MUTANTS = (
     Mutant(
         name="names-method-without-migration",
         why="a timing method added to the one list, with no migration to let the store keep it",
-        path="runner/names.py",
+        path="contract/names.py",
         original='Method = Literal["arena", "seed", "cpu"]',
         mutated='Method = Literal["arena", "seed", "cpu", "graph"]',
         tests=(NAMES_IN_SQL + "::test_each_named_column_lists_exactly_the_one_list",),
@@ -82,8 +82,8 @@ MUTANTS = (
         name="names-copied-list",
         why="the core spells the timing methods out again instead of importing them",
         path="core/leaderboard.py",
-        original="from runner.names import LANGUAGES, METHODS\n",
-        mutated='from runner.names import LANGUAGES\n\nMETHODS = ("arena", "seed", "cpu")\n',
+        original="from contract.names import LANGUAGES, METHODS\n",
+        mutated='from contract.names import LANGUAGES\n\nMETHODS = ("arena", "seed", "cpu")\n',
         tests=(ARCHITECTURE + "::test_the_name_lists_are_spelled_out_only_in_runner_names",),
     ),
     Mutant(
@@ -91,7 +91,7 @@ MUTANTS = (
         why="a module of problems/ imports the runner's wire models",
         path="problems/base.py",
         original="import ctypes\n",
-        mutated="import ctypes\n\nimport runner.api  # noqa: F401\n",
+        mutated="import ctypes\n\nimport contract.wire  # noqa: F401\n",
         tests=(ARCHITECTURE + "::test_problems_import_nothing_of_the_runner_or_the_service",),
     ),
 )

@@ -59,6 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.commands.problems import find_problem  # noqa: E402
 from bench.cpu import tree_cpu_s  # noqa: E402
+from contract.wire import CaseTiming, JobEvent, SubmissionResult, TestOutcome  # noqa: E402
 from core import fleet  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
 from core.results import record_result  # noqa: E402
@@ -69,7 +70,6 @@ from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
 from core.submission_events import case_publisher  # noqa: E402
 from core.tokens import create_token  # noqa: E402
-from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome  # noqa: E402
 
 DATABASE = "arena_bench_public_api"
 SOURCE = (ROOT / "examples" / "vector_add.py").read_bytes()

@@ -45,6 +45,7 @@ from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
+from core.uploads import check_upload  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
 from runner.gpus import GPU_MODELS, gpu_type_for  # noqa: E402
 from runner.protocol import protocol_version  # noqa: E402
@@ -132,7 +133,9 @@ async def main(entrants: int, cpu: bool) -> int:
                 user = f"user{i}"
                 await submit(
                     pool,
-                    SubmitRequest(f"local:{user}", user, "vector_add", example, source, pool_type, mode="ranked"),
+                    SubmitRequest(
+                        f"local:{user}", user, "vector_add", check_upload(example, source), pool_type, mode="ranked"
+                    ),
                     ROOMY,
                 )
             await wait_for(lambda: all_final(pool), 900, "every ranked run finished")

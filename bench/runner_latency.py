@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import HealthInfo, JobEvent, JobRequest, SubmissionResult  # noqa: E402
+from contract.wire import HealthInfo, JobEvent, JobRequest, SubmissionResult  # noqa: E402
 from runner.clients.http import RunnerClient  # noqa: E402
 
 PHASES = ("queue", "nvcc", "startup", "compile", "test", "benchmark", "teardown", "total")

@@ -77,6 +77,7 @@ from core.store.embedded import EmbeddedPostgres, start_embedded  # noqa: E402
 from core.store.migrate import discover, migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
+from core.uploads import check_upload  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
 from runner.gpus import GPU_MODELS  # noqa: E402
 from web.app import create_app  # noqa: E402
@@ -667,8 +668,9 @@ async def measure_submits(
         source = f"// bench submit {seed} {i}\n{'y' * rng.randrange(500, 6000)}\n".encode()
         requests.append(
             SubmitRequest(
-                user, "user" + str(int(user.split(":")[1]) - 100000000000000000), slug, "solution.cu", source, gpu,
-                rng.choice(dtypes[slug]), mode, client_token=f"bench-{seed}-{i}",
+                user, "user" + str(int(user.split(":")[1]) - 100000000000000000), slug,
+                check_upload("solution.cu", source), gpu, rng.choice(dtypes[slug]), mode,
+                client_token=f"bench-{seed}-{i}",
             )
         )  # fmt: skip
     queue: asyncio.Queue[SubmitRequest] = asyncio.Queue()
@@ -686,8 +688,8 @@ async def measure_submits(
             user_external_id=request.user_external_id,
             user_name=request.user_name,
             slug=request.problem_slug,
-            file_name=request.file_name,
-            data=request.data,
+            file_name=request.upload.file_name,
+            data=request.upload.source.encode(),
             dtype=request.dtype,
             mode=request.mode,
             gpu=request.gpu_type,

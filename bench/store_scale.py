@@ -40,6 +40,7 @@ from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
 from core.submissions import SubmitRequest, submit  # noqa: E402
+from core.uploads import check_upload  # noqa: E402
 
 GPUS = (("h100", 0.5), ("a100", 0.3), ("l4", 0.2))
 DTYPES = (("float32", 0.6), ("float16", 0.25), ("bfloat16", 0.15))
@@ -285,7 +286,9 @@ async def measure_submits(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> fl
         source = f"// bench {i}\n{'y' * rng.randrange(100, 2000)}".encode()
         slug = f"problem-{rng.randrange(cfg.problems) + 1:02d}"
         gpu, dtype, mode = pick(rng, GPUS), pick(rng, DTYPES), pick(rng, MODES)
-        requests.append(SubmitRequest(f"discord:{user}", f"user{user}", slug, "solution.cu", source, gpu, dtype, mode))
+        requests.append(
+            SubmitRequest(f"discord:{user}", f"user{user}", slug, check_upload("solution.cu", source), gpu, dtype, mode)
+        )
     queue: asyncio.Queue[SubmitRequest] = asyncio.Queue()
     for r in requests:
         queue.put_nowait(r)

@@ -33,7 +33,8 @@ from typing import Literal
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from runner.api import CaseTiming, JobRequest, Language, MeasureConfig  # noqa: E402
+from contract.names import Language  # noqa: E402
+from contract.wire import CaseTiming, JobRequest, MeasureConfig  # noqa: E402
 
 NVTX_RANGE = "arena_measure"
 NCU_ITERATIONS = 7

@@ -1,1 +1,2 @@
-"""The Discord bot, its Discord-free core and the Postgres store. Never imports torch."""
+"""The Discord bot: a front end over the core. Its cogs parse a command's options, call one core flow and render the
+result (`bot/ui/`); `runners.py` builds the runner backends it hands the core. Never imports torch."""

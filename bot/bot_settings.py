@@ -13,8 +13,8 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from contract.wire import MeasureConfig
 from core.settings import Settings
-from runner.api import MeasureConfig
 from runner.gpus import GpuSpec, spec_for
 
 GPU_TYPE_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,63}$"

@@ -31,6 +31,7 @@ from bot.freezer import ContestFreezer
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
+from contract.wire import JobEvent
 from core.contests import GpuCatalog
 from core.dispatch import Dispatcher
 from core.problems import ProblemSpec, sync_problem
@@ -39,7 +40,6 @@ from core.service import ArenaService
 from core.store.pool import open_store
 from core.submission_events import case_publisher
 from problems.registry import builtin_problems
-from runner.api import JobEvent
 from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)

@@ -15,14 +15,14 @@ import aiohttp
 import asyncpg
 
 from bot.bot_settings import BotSettings
+from contract.runner_client import JobRunner, ProblemValidator
+from contract.wire import HealthInfo
 from core.dispatch import RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings
 from core.fleet_view import FleetView
 from core.store import fleet as fleet_store
 from core.store.fleet import LiveRunner
-from runner.api import HealthInfo
-from runner.client import JobRunner, ProblemValidator
 from runner.clients.http import RunnerConfigError, RunnerError
 from runner.clients.local import LocalRunner, LocalValidator, detect_gpu_type
 from runner.clients.remote import RemoteRunner, fleet_runner

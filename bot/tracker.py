@@ -19,11 +19,11 @@ import discord
 from bot.bot_settings import BotSettings
 from bot.ui.embeds import RankChange, SubmissionHeader, render_announcement, render_notice, render_progress
 from bot.ui.results import ResultMessage, as_files, result_message
+from contract.wire import SubmissionResult
 from core.progress import EditThrottle, ProgressHub, ProgressState, Subscription
 from core.service import ArenaService, JobProgress, Outcome, SubmitTicket
 from core.store.jobs import FINAL_STATES
 from core.store.outage import STORE_OUTAGE_ERRORS
-from runner.api import SubmissionResult
 
 log = logging.getLogger(__name__)
 

@@ -14,14 +14,14 @@ from pathlib import PurePath
 
 import asyncpg
 
+from contract.runner_client import ProblemValidator
+from contract.wire import MAX_SOURCE_BYTES, ValidateReport, ValidateRequest
 from core.errors import BadUploadError, ModerationError
 from core.moderation import Actor, create_problem, replace_problem
 from core.problems import ProblemSpec, check_new_problem, dtype_labels
 from core.store import problems
 from core.store.problems import ProblemVersion
 from problems.catalog import CatalogError, ProblemInfo, info_from_source, static_problem
-from runner.api import MAX_SOURCE_BYTES, ValidateReport, ValidateRequest
-from runner.client import ProblemValidator
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import asyncpg
 
+from contract.names import SUBMISSION_STATUSES
+from contract.wire import SubmissionResult
 from core.contests import code_revealed, visible_problems
 from core.errors import InvalidOptionError, SubmissionNotFoundError, UnknownProblemError
 from core.leaderboard import Board, get_leaderboard, get_rank
@@ -27,8 +29,6 @@ from core.submissions import MODES, get_submission
 from problems.base import Problem
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
 from problems.registry import builtin_problems, canonical_slug
-from runner.api import SubmissionResult
-from runner.names import SUBMISSION_STATUSES
 
 log = logging.getLogger(__name__)
 

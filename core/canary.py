@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from runner.api import CanaryReport
+from contract.wire import CanaryReport
 
 DriftStatus = Literal["ok", "drifted", "no_baseline"]
 Baseline = Literal["pool", "reference", "none"]

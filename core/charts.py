@@ -16,7 +16,7 @@ import math
 import threading
 from typing import Any, Protocol
 
-from runner.api import SubmissionResult
+from contract.wire import SubmissionResult
 
 
 class PeakRates(Protocol):

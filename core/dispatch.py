@@ -38,13 +38,14 @@ from typing import TypeVar
 
 import asyncpg
 
+from contract.errors import RunnerClientError, RunnerLostError, RunnerUnavailableError
+from contract.runner_client import EventCallback, JobRunner
+from contract.wire import JobEvent, JobRequest, SubmissionResult
 from core.results import fail_unreachable, mark_running, record_result, requeue_or_fail, requeue_unreached
 from core.settings import DispatchSettings
 from core.store import jobs
 from core.store.jobs import Lease
 from core.store.outage import STORE_ERRORS, STORE_OUTAGE_ERRORS
-from runner.api import JobEvent, JobRequest, SubmissionResult
-from runner.client import EventCallback, JobRunner, RunnerClientError, RunnerLostError, RunnerUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,6 @@ RunnerStateHook = Callable[[str, float | None], None]
 """Called with (GPU type, `time.monotonic()` since when none of its runners answers, or None once one does)."""
 
 T = TypeVar("T")
-
 
 
 def _alive(conn: asyncpg.Connection) -> bool:
@@ -634,11 +634,11 @@ class Dispatcher:
             problem_slug=spec.slug,
             problem_version=spec.problem_version,
             problem_source=spec.problem_source,
-            language=spec.language,  # type: ignore[arg-type]
+            language=spec.language,
             file_name=spec.file_name,
             source=spec.source,
-            dtype=spec.dtype,  # type: ignore[arg-type]
-            mode=spec.mode,  # type: ignore[arg-type]
+            dtype=spec.dtype,
+            mode=spec.mode,
             profile_case=spec.profile_case,
         )
         log.info("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from runner.client import RunnerClientError, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
+from contract.errors import RunnerClientError, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
 
-# Raised by runner backends (`runner.client`); a RunnerRefusedError is user-facing like a UserFacingError.
+# Raised by runner backends (`contract.runner_client`); a RunnerRefusedError is user-facing like a UserFacingError.
 __all__ = ["RunnerClientError", "RunnerLostError", "RunnerRefusedError", "RunnerUnavailableError"]
 
 

@@ -23,9 +23,7 @@ import asyncpg
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.errors import KernelArenaError, UserFacingError
-from core.store import fleet as store
-from runner.api import (
+from contract.wire import (
     RunnerHardware,
     RunnerHeartbeat,
     RunnerJoined,
@@ -33,6 +31,8 @@ from runner.api import (
     RunnerRegistration,
     RunnerStanding,
 )
+from core.errors import KernelArenaError, UserFacingError
+from core.store import fleet as store
 
 log = logging.getLogger(__name__)
 

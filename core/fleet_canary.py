@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from contract.wire import CanaryReport, RunnerStanding
 from core.canary import CanaryVerdict, canary_drift
 from core.errors import ModerationError
 from core.fleet import FleetAuthError, RunnerGoneError, standing
 from core.moderation import Actor, rerun_submission
 from core.store import fleet as store
-from runner.api import CanaryReport, RunnerStanding
 
 log = logging.getLogger(__name__)
 

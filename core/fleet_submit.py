@@ -23,7 +23,7 @@ from core.store import fleet as fleet_store
 from core.store import jobs, submissions
 from core.store.outage import STORE_OUTAGE_ERRORS
 from core.submissions import submit
-from runner.api import SubmissionResult
+from contract.wire import SubmissionResult
 
 log = logging.getLogger(__name__)
 

@@ -17,11 +17,11 @@ from collections.abc import Callable
 
 import asyncpg
 
+from contract.runner_client import JobRunner
 from core.dispatch import STORE_ERRORS, RunnerPool
 from core.fleet import FleetSettings, sweep_silent
 from core.store import fleet as store
 from core.store.fleet import LiveRunner
-from runner.client import JobRunner
 
 log = logging.getLogger(__name__)
 

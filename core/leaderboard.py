@@ -9,13 +9,13 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from contract.names import LANGUAGES, METHODS
 from core.errors import InvalidOptionError, UserNotFoundError
 from core.problems import require_problem
 from core.store import leaderboard, submissions, users
 from core.store.leaderboard import ANY_LANGUAGE, BoardKey, BoardRow, BoardSummary
 from core.store.pool import Conn
 from core.store.problems import ProblemVersion
-from runner.names import LANGUAGES, METHODS
 from runner.protocol import protocol_version
 
 MAX_PAGE = 100

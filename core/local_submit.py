@@ -15,6 +15,9 @@ from typing import Protocol
 
 import asyncpg
 
+from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DType, Mode
+from contract.runner_client import EventCallback, JobRunner
+from contract.wire import ErrorInfo, JobEvent, SubmissionResult
 from core.contests.entry import ContestEntries, contest_entries, receipt_line
 from core.dispatch import Dispatcher, RunnerPool
 from core.problems import ProblemSpec, sync_problem
@@ -23,8 +26,7 @@ from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.pool import open_store
 from core.submissions import SubmitRequest, submit
-from runner.api import ErrorInfo, JobEvent, SubmissionResult
-from runner.client import EventCallback, JobRunner
+from core.uploads import Upload
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +48,9 @@ class LocalSubmission:
     """What `arena submit` hands over: the problem as the code describes it, the file, and the options."""
 
     problem: ProblemSpec
-    file_name: str
-    data: bytes
-    dtype: str = "float32"
-    mode: str = "benchmark"
+    upload: Upload
+    dtype: DType = DEFAULT_DTYPE
+    mode: Mode = DEFAULT_MODE
     user_name: str | None = None
     profile_case: int | None = None
     """Mode `profile`: the test case to profile, by index; None: the largest."""
@@ -61,8 +62,7 @@ class LocalSubmission:
             f"local:{user}",
             user,
             self.problem.slug,
-            self.file_name,
-            self.data,
+            self.upload,
             gpu_type,
             self.dtype,
             self.mode,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from runner.api import OUTPUT_KEEP_BYTES, PhaseOutput
+from contract.wire import OUTPUT_KEEP_BYTES, PhaseOutput
 
 PHASE_LABELS = {
     "load": "while it was imported",

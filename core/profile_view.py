@@ -4,7 +4,7 @@ The CLI (`arena/render.py`) and the Discord embed (`bot/ui/profile.py`) both tak
 timed results take theirs from `core.result_view`, so that one profile shows the same digits wherever it is
 read. Durations, bytes and FLOPs have two decimals in the unit that keeps them between 1 and 1000, as Nsight
 Compute prints them, so that every figure can be found again in the attached `profile.txt`. Pure functions of
-`runner.api` models.
+`contract.wire` models.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import binascii
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from contract.wire import KernelProfile, ProfileArtifact, ProfileReport, StallReason
 from core.result_view import format_rate
-from runner.api import KernelProfile, ProfileArtifact, ProfileReport, StallReason
 
 # The table has two halves, each keyed by the kernel's name, so that each fits a terminal's width.
 LAUNCH_HEADERS = (

@@ -14,9 +14,9 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from contract.wire import JobEvent
 from core.ratelimit import describe_wait
 from core.store.jobs import PLACE_CAP
-from runner.api import JobEvent
 
 log = logging.getLogger(__name__)
 

@@ -17,6 +17,8 @@ from datetime import datetime
 
 import asyncpg
 
+from contract.names import SUBMISSION_STATUSES
+from contract.wire import SubmissionResult
 from core.browse import LeaderboardPage, ProblemEntry, get_problem_entry, leaderboard_page, library_entry
 from core.contests import ContestBoard, ContestView, code_revealed, contest_board, hidden_problem_ids, view
 from core.contests.views import RatingCard, list_contests, user_rating_card
@@ -35,8 +37,6 @@ from core.store.contests import ContestProblem
 from core.store.leaderboard import ANY_LANGUAGE, BoardKey, BoardRow, BoardSummary
 from core.store.pool import Conn
 from problems.registry import canonical_slug
-from runner.api import SubmissionResult
-from runner.names import SUBMISSION_STATUSES
 
 # A page number past this is refused: ranks are read by a scan down the board, and no board is that long.
 MAX_PAGE_NUMBER = 1000

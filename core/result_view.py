@@ -1,15 +1,15 @@
 """A SubmissionResult as people read it: the figures of each timed case and of the summary, formatted once.
 
 The CLI's table (`arena/render.py`) and the Discord embed (`bot/ui/embeds.py`) both take their text from here, so
-that the same result shows the same digits wherever it is read. Pure functions of `runner.api` models.
+that the same result shows the same digits wherever it is read. Pure functions of `contract.wire` models.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runner.api import CaseTiming, SubmissionResult
-from runner.names import HOST_BOUND_LINE, Method
+from contract.names import HOST_BOUND_LINE, Method
+from contract.wire import CaseTiming, SubmissionResult
 
 CASE_HEADERS = ("case", "median", "mean", "GFLOPS", "GB/s", "samples", "CV")
 

@@ -14,11 +14,8 @@ import math
 
 import asyncpg
 
-from core.podium_checks import check_limit, runs_agree
-from core.store import jobs, leaderboard, podium_checks, profiles, ratelimits, submissions
-from core.store.jobs import Lease
-from core.store.pool import Conn
-from runner.api import (
+from contract.names import SubmissionStatus
+from contract.wire import (
     CaseTiming,
     ErrorInfo,
     PhaseOutput,
@@ -27,6 +24,10 @@ from runner.api import (
     SubmissionResult,
     TestOutcome,
 )
+from core.podium_checks import check_limit, runs_agree
+from core.store import jobs, leaderboard, podium_checks, profiles, ratelimits, submissions
+from core.store.jobs import Lease
+from core.store.pool import Conn
 
 log = logging.getLogger(__name__)
 
@@ -333,20 +334,20 @@ def stored_result(
     """
     error = None
     if sub.error_code is not None:
-        error = ErrorInfo(code=sub.error_code, message=sub.error_message or "", log=sub.error_log)  # type: ignore[arg-type]
-    status = sub.status if sub.status in ("passed", "failed") else "error"
+        error = ErrorInfo(code=sub.error_code, message=sub.error_message or "", log=sub.error_log)
+    status: SubmissionStatus = "passed" if sub.status == "passed" else "failed" if sub.status == "failed" else "error"
     return SubmissionResult(
         submission_id=str(sub.id),
         problem_slug=sub.slug,
         problem_version=sub.problem_version,
-        dtype=sub.dtype,  # type: ignore[arg-type]
-        language=sub.language,  # type: ignore[arg-type]
-        mode=sub.mode,  # type: ignore[arg-type]
-        status=status,  # type: ignore[arg-type]
+        dtype=sub.dtype,
+        language=sub.language,
+        mode=sub.mode,
+        status=status,
         device=sub.device or "unknown",
         tests=[_test(c) for c in cases if c.kind == "test"],
         timings=[_timing(c) for c in cases if c.kind == "benchmark"],
-        score_metric=sub.score_metric or "gflops",  # type: ignore[arg-type]
+        score_metric=sub.score_metric or "gflops",
         geomean_gflops=sub.geomean_gflops,
         mean_gflops=sub.mean_gflops,
         geomean_gbps=sub.geomean_gbps,

@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from pathlib import PurePath
 
 import asyncpg
 
+from contract.names import DType, Language, Mode
+from contract.wire import SubmissionResult
 from core.contests.entry import ContestEntries, contest_entries
-from core.errors import BadUploadError, UnknownProblemError, UserFacingError
+from core.errors import UnknownProblemError, UserFacingError
 from core.leaderboard import get_rank, rank_on_fullest_board
 from core.results import load_result
 from core.settings import Settings
@@ -26,8 +27,7 @@ from core.store import jobs, submissions
 from core.store.leaderboard import BoardRow
 from core.submissions import SubmitReceipt, SubmitRequest, get_submission
 from core.submit_batch import SubmitBatcher
-from core.uploads import ALLOWED_SUFFIXES, language_of, sizes_that_differ
-from runner.api import MAX_SOURCE_BYTES, SubmissionResult
+from core.uploads import check_upload
 
 log = logging.getLogger(__name__)
 
@@ -36,18 +36,6 @@ RECORD_POLL_S = 0.1
 
 class NoRunnerError(UserFacingError):
     """No runner serves the GPU type asked for."""
-
-
-def check_attachment(file_name: str, size: int, max_bytes: int = MAX_SOURCE_BYTES) -> None:
-    """What can be checked before downloading an upload: its extension and its declared size."""
-    name = PurePath(file_name).name
-    if PurePath(name).suffix.lower() not in ALLOWED_SUFFIXES:
-        raise BadUploadError(
-            f"`{name}` is not a .cu or .py file. Attach a CUDA source (.cu) or a PyTorch/Triton module (.py)."
-        )
-    if size > max_bytes:
-        shown, limit = sizes_that_differ(size, max_bytes)
-        raise BadUploadError(f"`{name}` is {shown}; the limit is {limit}. Trim the file and retry.")
 
 
 @dataclass(frozen=True)
@@ -59,9 +47,9 @@ class SubmitTicket:
     user_name: str
     slug: str
     file_name: str
-    language: str
-    dtype: str
-    mode: str
+    language: Language
+    dtype: DType
+    mode: Mode
     gpu_type: str
     rank_before: BoardRow | None
     start_in_s: float | None = None  # the queue's estimate when it was accepted; None without finished jobs to go by
@@ -178,8 +166,8 @@ class ArenaService:
         slug: str,
         file_name: str,
         data: bytes,
-        dtype: str,
-        mode: str,
+        dtype: DType,
+        mode: Mode,
         gpu: str | None,
         client_token: str | None,
         profile_case: int | None = None,
@@ -188,12 +176,12 @@ class ArenaService:
 
         `profile_case` is for mode `profile`: the test case to profile (None: the largest)."""
         gpu_type = self.resolve_gpu(gpu)
+        upload = check_upload(file_name, data)
         request = SubmitRequest(
             user_external_id,
             user_name,
             slug.strip(),
-            file_name,
-            data,
+            upload,
             gpu_type,
             dtype,
             mode,
@@ -203,7 +191,6 @@ class ArenaService:
         receipt = await self.submitter.submit(request)
         ranked = mode == "ranked"
         before = await self._rank_before(receipt, gpu_type, dtype) if ranked else None
-        source = data.decode("utf-8")
         # The receipt's place is in the fair order already; only the pace of the GPU type is left to read.
         place = receipt.queue_position
         estimate = await self._estimate_at(gpu_type, place) if place else None
@@ -212,8 +199,8 @@ class ArenaService:
             user_external_id,
             user_name,
             request.problem_slug,
-            PurePath(file_name).name,
-            language_of(file_name, source),
+            upload.file_name,
+            upload.language,
             dtype,
             mode,
             gpu_type,

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import AliasChoices, BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from runner.names import MODES  # every submission mode has a rate-limit bucket of its own
+from contract.names import MODES  # every submission mode has a rate-limit bucket of its own
 
 
 def default_data_dir() -> Path:

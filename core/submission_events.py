@@ -30,18 +30,22 @@ from typing import Any
 import asyncpg
 from pydantic import ValidationError
 
+from contract.names import CASE_PHASES, CasePhase, JobState, SubmissionEventType
+from contract.wire import CaseTiming, JobEvent, SubmissionResult
 from core.dispatch import STORE_ERRORS
 from core.results import load_result
 from core.store import jobs, submission_feed
 from core.store.submission_feed import CASE_CHANNEL, MAX_NOTIFY_BYTES, JobMove
 from core.submissions import get_submission
-from runner.api import CaseTiming, JobEvent, SubmissionResult
 
 log = logging.getLogger(__name__)
 
 # What a move of the job to each state is called as an event; every final state ends the stream with `result`.
-_MOVE_TYPES = {"dispatched": "dispatched", "running": "running", "queued": "requeued"}
-EVENT_TYPES = ("submitted", "queue", "dispatched", "running", "requeued", "case", "result")
+_MOVE_TYPES: dict[JobState, SubmissionEventType] = {
+    "dispatched": "dispatched",
+    "running": "running",
+    "queued": "requeued",
+}
 SUBMITTED_ID = 0
 MAX_CASE_MESSAGE = 500
 """A test's verdict message is cut to this many characters in a `case` event (the stored result has it whole)."""
@@ -53,7 +57,7 @@ CASE_QUEUE = 256
 class CaseProgress:
     """One test case that a runner finished: verified (`test`), timed (`benchmark`), or a profile's step."""
 
-    phase: str
+    phase: CasePhase
     index: int
     count: int
     name: str
@@ -91,8 +95,11 @@ def decode_case(fields: dict[str, Any]) -> CaseProgress:
     """The case of a payload that `encode_case` wrote; ValueError, KeyError or TypeError for anything else."""
     timing = fields.get("timing")
     at = fields.get("at")
+    phase = fields["phase"]
+    if phase not in CASE_PHASES:
+        raise ValueError(f"unknown case phase {phase!r}")
     return CaseProgress(
-        phase=str(fields["phase"]),
+        phase=phase,
         index=int(fields["index"]),
         count=int(fields["count"]),
         name=str(fields["name"]),
@@ -359,9 +366,9 @@ class SubmissionEvent:
     """One event of a submission. `id` is None for a `queue` event (not kept: resuming skips it)."""
 
     id: int | None
-    type: str
+    type: SubmissionEventType
     submission_id: int
-    state: str
+    state: JobState
     """The job's state after the event: queued, dispatched, running, done, failed or error."""
     attempt: int
     at: datetime | None = None
@@ -543,5 +550,5 @@ async def _event_of_move(pool: asyncpg.Pool, submission_id: int, move: JobMove) 
         if job is not None and job.attempts == move.attempt:
             runner = job.runner
     attempt = move.attempt + 1 if move.to_state == "queued" else move.attempt
-    kind = _MOVE_TYPES.get(move.to_state, move.to_state)
+    kind = _MOVE_TYPES[move.to_state]
     return SubmissionEvent(move.id, kind, submission_id, move.to_state, attempt, move.at, runner=runner)

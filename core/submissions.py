@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from contract.names import DTYPES, DType, Mode
 from core.errors import (
     BannedError,
     IdempotencyConflictError,
@@ -28,9 +29,8 @@ from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn, generic_plans
 from core.store.problems import ProblemVersion
-from core.uploads import Upload, check_upload
+from core.uploads import Upload
 from problems.registry import canonical_slug
-from runner.names import DTYPES
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +51,11 @@ class SubmitRequest:
     user_external_id: str
     user_name: str
     problem_slug: str
-    file_name: str
-    data: bytes
+    upload: Upload
+    """The file, checked and decoded once where it came in (`core.uploads.check_upload`)."""
     gpu_type: str
-    dtype: str = "float32"
-    mode: str = "benchmark"
+    dtype: DType = "float32"
+    mode: Mode = "benchmark"
     client_token: str | None = None
     profile_case: int | None = None
     """Mode `profile`: the test case to profile, by index from 0; None lets the runner take the largest."""
@@ -77,19 +77,34 @@ class SubmitReceipt:
     in_contest: bool = False
 
 
-def validate_options(request: SubmitRequest) -> Upload:
-    """Check everything that needs no database; raise a UserFacingError that says what to fix."""
+def parse_mode(text: str) -> Mode:
+    """The mode a front end's text names; InvalidSubmissionError lists the modes."""
+    for mode in MODES:
+        if text == mode:
+            return mode
+    raise InvalidSubmissionError(f"`{text}` is not a mode; choose one of {', '.join(MODES)}.")
+
+
+def parse_dtype(text: str) -> DType:
+    """The dtype a front end's text names; UnsupportedDtypeError lists the dtypes."""
+    for dtype in DTYPES:
+        if text == dtype:
+            return dtype
+    raise UnsupportedDtypeError(f"`{text}` is not a dtype; choose one of {', '.join(DTYPES)}.")
+
+
+def validate_options(request: SubmitRequest) -> None:
+    """Check the options that need no database (the upload was checked where it came in); raise a
+    UserFacingError that says what to fix. Mode and dtype are typed from the edge on; they are read here once
+    more, for a caller that built its request from text."""
     check_slug(request.problem_slug)
-    if request.mode not in MODES:
-        raise InvalidSubmissionError(f"`{request.mode}` is not a mode; choose one of {', '.join(MODES)}.")
-    if request.dtype not in DTYPES:
-        raise UnsupportedDtypeError(f"`{request.dtype}` is not a dtype; choose one of {', '.join(DTYPES)}.")
+    parse_mode(request.mode)
+    parse_dtype(request.dtype)
     if not _GPU_TYPE.match(request.gpu_type):
         raise InvalidSubmissionError(
             f"`{request.gpu_type}` is not a GPU type name (lower-case letters, digits, '.', '_' or '-')."
         )
     _check_profile_options(request)
-    return check_upload(request.file_name, request.data)
 
 
 def _check_profile_options(request: SubmitRequest) -> None:
@@ -127,7 +142,6 @@ class _Checked:
 
     index: int
     request: SubmitRequest
-    upload: Upload
     row: submissions.NewRow
     data_type: str
     problem: ProblemVersion
@@ -139,9 +153,7 @@ class _Checked:
 SubmitOutcome = SubmitReceipt | Exception
 
 
-async def persist_many(
-    conn: Conn, items: Sequence[tuple[SubmitRequest, Upload]], limits: RateLimitSettings
-) -> list[SubmitOutcome]:
+async def persist_many(conn: Conn, requests: Sequence[SubmitRequest], limits: RateLimitSettings) -> list[SubmitOutcome]:
     """Check and store each validated request; the outcomes are in the requests' order.
 
     The checks of all the requests are one statement; their submissions are stored by one statement a round, each
@@ -150,18 +162,16 @@ async def persist_many(
     the checks fails alone, and so does one whose row the store refuses: that round is stored again a request at a
     time. An error of the connection itself is raised, for every request of the batch."""
     async with generic_plans(conn):
-        return await _persisted(conn, items, limits)
+        return await _persisted(conn, requests, limits)
 
 
-async def _persisted(
-    conn: Conn, items: Sequence[tuple[SubmitRequest, Upload]], limits: RateLimitSettings
-) -> list[SubmitOutcome]:
-    outcomes: list[SubmitOutcome | None] = [None] * len(items)
-    intakes = await _intakes(conn, [request for request, _ in items])
+async def _persisted(conn: Conn, requests: Sequence[SubmitRequest], limits: RateLimitSettings) -> list[SubmitOutcome]:
+    outcomes: list[SubmitOutcome | None] = [None] * len(requests)
+    intakes = await _intakes(conn, list(requests))
     ready: list[_Checked] = []
-    for index, ((request, upload), intake) in enumerate(zip(items, intakes, strict=True)):
+    for index, (request, intake) in enumerate(zip(requests, intakes, strict=True)):
         try:
-            checked = await _checked(conn, index, request, upload, intake, limits)
+            checked = await _checked(conn, index, request, intake, limits)
         except UserFacingError as error:
             outcomes[index] = error
             continue
@@ -201,7 +211,6 @@ async def _checked(
     conn: Conn,
     index: int,
     request: SubmitRequest,
-    upload: Upload,
     intake: submissions.Intake,
     limits: RateLimitSettings,
 ) -> _Checked | SubmitReceipt:
@@ -221,14 +230,14 @@ async def _checked(
     data_type = problem.data_type(request.dtype)
     if intake.earlier_id is not None:
         earlier = await submissions.get_submission(conn, intake.earlier_id)
-        return await _duplicate(conn, user_id, earlier, request, upload, data_type, problem, intake.in_contest)
+        return await _duplicate(conn, user_id, earlier, request, data_type, problem, intake.in_contest)
     new = submissions.NewSubmission(
         user_id=user_id,
         problem_id=problem.problem_id,
         problem_version=problem.version,
-        source_sha256=submissions.source_hash(upload.source),
-        file_name=upload.file_name,
-        language=upload.language,
+        source_sha256=submissions.source_hash(request.upload.source),
+        file_name=request.upload.file_name,
+        language=request.upload.language,
         dtype=request.dtype,
         mode=request.mode,
         gpu_type=request.gpu_type,
@@ -236,8 +245,8 @@ async def _checked(
         profile_case=request.profile_case,
     )
     bucket, limit = _bucket(request.mode, intake, limits)
-    row = submissions.NewRow(new, upload.source, bucket, limit.burst, limit.per_hour)
-    return _Checked(index, request, upload, row, data_type, problem, intake.in_contest)
+    row = submissions.NewRow(new, request.upload.source, bucket, limit.burst, limit.per_hour)
+    return _Checked(index, request, row, data_type, problem, intake.in_contest)
 
 
 def _one_a_user(ready: list[_Checked]) -> tuple[list[_Checked], list[_Checked]]:
@@ -308,19 +317,17 @@ async def _not_stored(
     earlier = await submissions.find_by_token(conn, user_id, request.client_token)
     assert earlier is not None, "ON CONFLICT waited for the other insert to commit"
     try:
-        return await _duplicate(
-            conn, user_id, earlier, request, checked.upload, checked.data_type, checked.problem, checked.in_contest
-        )
+        return await _duplicate(conn, user_id, earlier, request, checked.data_type, checked.problem, checked.in_contest)
     except IdempotencyConflictError as error:
         return error
 
 
-def differences(earlier: submissions.Submission, request: SubmitRequest, upload: Upload, problem_id: int) -> list[str]:
+def differences(earlier: submissions.Submission, request: SubmitRequest, problem_id: int) -> list[str]:
     """What a request under an earlier submission's client token sends otherwise than that submission did."""
     sent = {
         "problem": (earlier.problem_id, problem_id),
-        "source": (bytes(earlier.source_sha256), submissions.source_hash(upload.source)),
-        "file name": (earlier.file_name, upload.file_name),
+        "source": (bytes(earlier.source_sha256), submissions.source_hash(request.upload.source)),
+        "file name": (earlier.file_name, request.upload.file_name),
         "dtype": (earlier.dtype, request.dtype),
         "mode": (earlier.mode, request.mode),
         "gpu": (earlier.gpu_type, request.gpu_type),
@@ -334,7 +341,6 @@ async def _duplicate(
     user_id: int,
     earlier: submissions.Submission | None,
     request: SubmitRequest,
-    upload: Upload,
     data_type: str,
     problem: ProblemVersion,
     in_contest: bool,
@@ -342,7 +348,7 @@ async def _duplicate(
     """The receipt of the earlier submission a repeated client token names; IdempotencyConflictError when the
     request is not that submission again (the IETF idempotency-key draft's 409: a reused key with another body)."""
     assert earlier is not None, "a client token names a stored submission"
-    changed = differences(earlier, request, upload, problem.problem_id)
+    changed = differences(earlier, request, problem.problem_id)
     if changed:
         raise IdempotencyConflictError(
             f"This idempotency key already names submission #{earlier.id}, which was sent with another "
@@ -376,9 +382,9 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     The receipt's queue position is the job's place in the fair order on its GPU type, 1 for the next to run,
     at most jobs.PLACE_CAP (0 for a repeat).
     """
-    upload = validate_options(request)
+    validate_options(request)
     async with pool.acquire() as conn:
-        [outcome] = await persist_many(conn, [(request, upload)], limits)
+        [outcome] = await persist_many(conn, [request], limits)
     return receipt_or_raise(request, outcome)
 
 

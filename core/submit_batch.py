@@ -19,7 +19,6 @@ import asyncpg
 
 from core.settings import RateLimitSettings
 from core.submissions import SubmitReceipt, SubmitRequest, persist_many, receipt_or_raise, validate_options
-from core.uploads import Upload
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +33,6 @@ MAX_IN_FLIGHT = 2
 @dataclass(frozen=True)
 class _Waiting:
     request: SubmitRequest
-    upload: Upload
     receipt: asyncio.Future[SubmitReceipt]
 
 
@@ -59,9 +57,9 @@ class SubmitBatcher:
 
     async def submit(self, request: SubmitRequest) -> SubmitReceipt:
         """As `core.submissions.submit`: the receipt, or the UserFacingError that refuses the request."""
-        upload = validate_options(request)
+        validate_options(request)
         receipt: asyncio.Future[SubmitReceipt] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Waiting(request, upload, receipt))
+        self._waiting.append(_Waiting(request, receipt))
         self._start_batches()
         # A caller that stops waiting leaves its request to its batch (or drops it, if no batch has taken it yet):
         # a request half-stored is the one thing a batch must not leave behind.
@@ -85,7 +83,7 @@ class SubmitBatcher:
         self.sizes[len(batch)] += 1
         try:
             async with self._pool.acquire() as conn:
-                outcomes = await persist_many(conn, [(w.request, w.upload) for w in batch], self._limits)
+                outcomes = await persist_many(conn, [w.request for w in batch], self._limits)
         except Exception as error:
             # The connection failed: every request of the batch gets the error, as it would have alone.
             for w in batch:

@@ -1,4 +1,4 @@
-"""Checks an uploaded solution file before anything is stored or run."""
+"""Checks an uploaded solution file before anything is stored or run, once, into one typed value (`Upload`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from contract.names import Language
+from contract.wire import MAX_SOURCE_BYTES
 from core.errors import BadUploadError
-from runner.api import MAX_SOURCE_BYTES, Language
 
 ALLOWED_SUFFIXES = {".cu": "cuda", ".py": "python"}
 _TRITON_IMPORT = re.compile(r"^\s*(import\s+triton|from\s+triton[\s.])", re.MULTILINE)
@@ -17,6 +18,8 @@ _TRITON_IMPORT = re.compile(r"^\s*(import\s+triton|from\s+triton[\s.])", re.MULT
 
 @dataclass(frozen=True)
 class Upload:
+    """A checked upload: its base name, its language, and its source text."""
+
     file_name: str
     language: Language
     source: str
@@ -39,19 +42,30 @@ def sizes_that_differ(size: int, limit: int) -> tuple[str, str]:
     return f"{size:,} bytes", f"{limit:,} bytes"
 
 
-def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> Upload:
-    """Validate extension, size and encoding; return the decoded source and its language."""
+def check_declared(file_name: str, size: int, max_bytes: int = MAX_SOURCE_BYTES) -> str:
+    """What can be checked before an upload is read (a Discord attachment's declared size, a multipart part's name):
+    its name, extension and size. The file's base name; BadUploadError says what to fix."""
     name = PurePath(file_name).name
     if not name or any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
         raise BadUploadError("The file's name is empty or holds control characters. Rename it, e.g. `solution.cu`.")
-    suffix = PurePath(name).suffix.lower()
-    if suffix not in ALLOWED_SUFFIXES:
+    if PurePath(name).suffix.lower() not in ALLOWED_SUFFIXES:
         raise BadUploadError(
             f"`{name}` is not a .cu or .py file. Attach a CUDA source (.cu) or a PyTorch/Triton module (.py)."
         )
-    if len(data) > max_bytes:
-        size, limit = sizes_that_differ(len(data), max_bytes)
-        raise BadUploadError(f"`{name}` is {size}; the limit is {limit}. Trim the file and retry.")
+    if size > max_bytes:
+        shown, limit = sizes_that_differ(size, max_bytes)
+        raise BadUploadError(f"`{name}` is {shown}; the limit is {limit}. Trim the file and retry.")
+    return name
+
+
+def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES) -> Upload:
+    """The upload checked (name, extension, size, encoding) and decoded, with its language: the one value every
+    front end hands the core. Each submission's file goes through here once, where it came in."""
+    name = check_declared(file_name, len(data), max_bytes)
+    return Upload(name, *_decoded(name, data))
+
+
+def _decoded(name: str, data: bytes) -> tuple[Language, str]:
     # A leading byte-order mark (Windows editors write one) is dropped: left in, Python reads it as part of the
     # first line (a syntax error) and nvcc as a stray character. Nothing else in the file changes.
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
@@ -65,4 +79,4 @@ def check_upload(file_name: str, data: bytes, max_bytes: int = MAX_SOURCE_BYTES)
         raise BadUploadError(f"`{name}` is empty. Attach the file with your `solution`.")
     if "\x00" in source:
         raise BadUploadError(f"`{name}` contains NUL bytes; attach the source text, not a binary.")
-    return Upload(name, language_of(name, source), source)
+    return language_of(name, source), source

@@ -1,1 +1,1 @@
-"""The GPU runner: compiles, verifies and times submissions. `runner.api` holds the wire models."""
+"""The GPU runner: compiles, verifies and times submissions. `contract.wire` holds the wire models."""

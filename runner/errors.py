@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from runner.api import ErrorCode, ErrorInfo
+from contract.errors import ErrorCode
+from contract.wire import ErrorInfo
 
 MAX_LOG_CHARS = 8000
 

@@ -8,7 +8,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from runner.api import MeasuredPeaks
+from contract.wire import MeasuredPeaks
 
 # The floor divides the work no correct solution can avoid (runner.judge.floor_work: the bytes that must cross
 # device memory, and FLOPs only where the problem declares its formula a lower bound) by the fastest rates any

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from contract.wire import JobRequest
 from problems.registry import UnknownProblemError, get_problem, load_problem_source
-from runner.api import JobRequest
 from runner.errors import UnknownProblemCodeError, UnsupportedDtypeError
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from runner.api import MeasureConfig
+from contract.wire import MeasureConfig
 
 RUNNER_ROOT = Path(__file__).resolve().parent
 # What a sample's time and a case's statistics depend on: the launcher's side of each sample, the judge's timer,

@@ -166,7 +166,7 @@ fi
 # images) see the same files while the checkout changes under them.
 context=$work/context
 mkdir -p "$context"
-tar -cf - --exclude=__pycache__ --exclude='*.pyc' pyproject.toml README.md api arena bot core problems runner web \
+tar -cf - --exclude=__pycache__ --exclude='*.pyc' pyproject.toml README.md api arena bot contract core problems runner web \
   deploy/images/system-packages.sh | tar -xf - -C "$context"
 
 # Each image in two passes, so that no trace of the host's pip configuration reaches it: the build stage alone,

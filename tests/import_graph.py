@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT_PACKAGES = ("runner", "problems", "bot", "arena", "core", "web", "api")
+PROJECT_PACKAGES = ("contract", "runner", "problems", "bot", "arena", "core", "web", "api")
 
 
 def module_file(name: str) -> Path | None:

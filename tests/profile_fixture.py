@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from runner.api import ProfileArtifact, ProfileReport, SubmissionResult, TestOutcome
+from contract.wire import ProfileArtifact, ProfileReport, SubmissionResult, TestOutcome
 from runner.profiling.ncu_report import parse_raw_page
 
 NCU = Path(__file__).resolve().parent / "fixtures" / "ncu"

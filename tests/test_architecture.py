@@ -1,16 +1,18 @@
 """Which package may import which: the tree tells the architecture, and these walks keep it true.
 
-- The core (`core/`) is a peer of its front ends: it sees the runner only through `runner.api` (wire models)
-  and `runner.client` (the runner-client interface), and knows nothing of the bot, the CLI or the benches.
+- `contract/` is the bottom of the tree: the names every layer shares, the wire models, the shared errors and the
+  runner-client interface. It imports nothing of the project, so every other package may import it.
+- The core (`core/`) is a peer of its front ends: it sees runners only through the contract (and the runner's
+  timing protocol version, `runner.protocol`), and knows nothing of the bot, the CLI or the benches.
 - The front ends reach runners through the backends in `runner/clients/`, never through the runner's processes.
 - The web leaderboard is a front end of its own: it needs neither discord.py (the bot) nor torch (the problems'
   modules), so its host installs `kernel-arena[web]` only.
 - Inside `runner/`, the folders (its subpackages, and the package's own modules as one more) import one another
   without a cycle, so each can be read, and tested, above the ones it imports.
-- `problems/` is the bottom of the tree: the runner and the core import it, and it imports nothing of theirs.
+- `problems/` imports nothing of the project's other packages: the runner and the core import it.
 - The names every layer shares (dtypes, languages, modes, timing methods, score metrics, statuses) are listed
-  once, in `runner.names`, which imports nothing of the project. No other module spells one of those lists out;
-  `problems/`, which may not import the runner, keeps its own lists, checked equal to the one list.
+  once, in `contract.names`. No other module spells one of those lists out; `problems/`, which may not import the
+  contract, keeps its own lists, checked equal to the one list.
 """
 
 from __future__ import annotations
@@ -22,15 +24,15 @@ from typing import get_args
 
 import pytest
 
+from contract import names
 from problems.base import DTYPES as PROBLEM_DTYPES
 from problems.base import ScoreMetric as ProblemScoreMetric
 from problems.starter import STARTER_LANGUAGES
-from runner import names
 from tests.import_graph import PROJECT_PACKAGES, direct_imports, import_closure, module_file, modules_under
 
 # runner.protocol is the timing protocol's version, which the boards compare entries with: it reads files, no torch.
-RUNNER_CONTRACT = {"runner", "runner.api", "runner.client", "runner.names", "runner.protocol"}
-# The one list of each kind of name, by its name in runner.names.
+CORE_SEES_OF_THE_RUNNER = {"runner", "runner.protocol"}
+# The one list of each kind of name, by its name in contract.names.
 NAME_LISTS: dict[str, tuple[str, ...]] = {
     "DTYPES": names.DTYPES,
     "LANGUAGES": names.LANGUAGES,
@@ -50,9 +52,11 @@ def _runner_modules(reached: set[str]) -> set[str]:
 
 
 @pytest.mark.parametrize("module", modules_under("core"))
-def test_the_core_sees_the_runner_only_through_its_api_and_client_interface(module: str) -> None:
+def test_the_core_sees_runners_only_through_the_contract(module: str) -> None:
     reached = import_closure(module)
-    assert not _runner_modules(reached) - RUNNER_CONTRACT, sorted(_runner_modules(reached) - RUNNER_CONTRACT)
+    assert not _runner_modules(reached) - CORE_SEES_OF_THE_RUNNER, sorted(
+        _runner_modules(reached) - CORE_SEES_OF_THE_RUNNER
+    )
     assert not {m for m in reached if m.split(".")[0] in FRONT_ENDS}
 
 
@@ -61,8 +65,15 @@ def test_the_walk_sees_runner_internals_where_they_are_imported() -> None:
     assert "runner.job.run" in import_closure("runner.clients.local")
 
 
-def test_the_runner_client_interface_imports_only_the_wire_models() -> None:
-    assert _runner_modules(import_closure("runner.client")) == {"runner", "runner.api", "runner.client", "runner.names"}
+@pytest.mark.parametrize("module", modules_under("contract"))
+def test_the_contract_imports_nothing_of_the_project_but_itself(module: str) -> None:
+    reached = import_closure(module)
+    assert {m.split(".")[0] for m in reached} == {"contract"}, sorted(reached)
+
+
+def test_the_walk_sees_the_contract_where_it_is_imported() -> None:
+    # The check above could fail: the walk follows the contract's own imports (the client interface's models).
+    assert {"contract.wire", "contract.names", "contract.errors"} <= import_closure("contract.runner_client")
 
 
 def _runner_folder(module: str) -> str:
@@ -132,7 +143,7 @@ def test_the_cycle_search_finds_a_cycle_where_there_is_one() -> None:
     assert _cycles({"a": {"b"}, "b": set()}) == []
     # The folders are those of the tree: a subpackage's modules, the package's own, and the entry point apart.
     assert _runner_folder("runner.host.sandbox") == _runner_folder("runner.host") == "runner.host"
-    assert _runner_folder("runner.api") == _runner_folder("runner") == "runner"
+    assert _runner_folder("contract.wire") == _runner_folder("runner") == "runner"
     assert _runner_folder("runner.__main__") == "runner.__main__"
 
 
@@ -147,22 +158,18 @@ def test_the_walk_sees_an_import_of_the_runner_from_problems() -> None:
     assert "problems.verification" in import_closure("runner.judge.evaluate")
 
 
-def test_the_protocol_version_imports_only_the_wire_models() -> None:
-    assert _runner_modules(import_closure("runner.protocol")) == {
-        "runner",
-        "runner.api",
-        "runner.names",
-        "runner.protocol",
-    }
+def test_the_protocol_version_imports_only_the_contract() -> None:
+    reached = import_closure("runner.protocol")
+    assert {m for m in reached if m.split(".")[0] != "contract"} == {"runner", "runner.protocol"}
 
 
 def test_the_names_import_nothing_of_the_project() -> None:
-    assert import_closure("runner.names") == {"runner", "runner.names"}
+    assert import_closure("contract.names") == {"contract", "contract.names"}
 
 
 def _spelled_out_lists(module: str) -> list[tuple[int, str]]:
     """Where `module` spells out one of the name lists: a tuple, list or set of string constants, or a Literal,
-    equal as a set to a list of runner.names (its line and the list's name). A mapping from each name to its
+    equal as a set to a list of contract.names (its line and the list's name). A mapping from each name to its
     text is no copy of the list, and is not counted."""
     path = module_file(module)
     assert path is not None, module
@@ -185,14 +192,14 @@ def _spelled_out_lists(module: str) -> list[tuple[int, str]]:
 _NAME_SCAN = [m for package in PROJECT_PACKAGES if package != "problems" for m in modules_under(package)]
 
 
-@pytest.mark.parametrize("module", [m for m in _NAME_SCAN if m != "runner.names"])
-def test_the_name_lists_are_spelled_out_only_in_runner_names(module: str) -> None:
+@pytest.mark.parametrize("module", [m for m in _NAME_SCAN if m != "contract.names"])
+def test_the_name_lists_are_spelled_out_only_in_contract_names(module: str) -> None:
     copies = _spelled_out_lists(module)
-    assert not copies, f"{module} spells out {copies} (line, list): import the list from runner.names instead"
+    assert not copies, f"{module} spells out {copies} (line, list): import the list from contract.names instead"
 
 
 def test_the_scan_finds_the_lists_where_they_are_spelled_out() -> None:
-    found = {name for _, name in _spelled_out_lists("runner.names")}
+    found = {name for _, name in _spelled_out_lists("contract.names")}
     assert found >= {"DTYPES", "LANGUAGES", "MODES", "METHODS", "SCORE_METRICS", "SUBMISSION_STATUSES"}
 
 

@@ -4,7 +4,7 @@ For a signed-in reader, a problem's page carries a form: language, dtype, mode, 
 several), and the code, written in the editor (CodeMirror, `web/static/editor.js`, built from `web/editor-src/`),
 started from the problem's starter, pasted, or loaded from a file. The script sends it through the web's proxy of
 the public API (`web.api_proxy`) and follows the run's events live, then opens its result page. The form only
-offers what the API takes (`runner.names`, the problem's own dtypes, the pools the store knows); the API checks
+offers what the API takes (`contract.names`, the problem's own dtypes, the pools the store knows); the API checks
 everything and its refusals are shown as they come. Signed out, the page offers a link to sign in instead.
 
 No inline script and no inline style: the page links `/static/editor.js` and `/static/editor.css`, and the script
@@ -20,13 +20,13 @@ from pathlib import Path
 import asyncpg
 from aiohttp import web
 
+from contract.names import DEFAULT_MODE, DTYPES, LANGUAGES, MODE_DESCRIPTIONS, MODES
 from core.browse import ProblemEntry, get_problem_entry, library_entry
 from core.errors import InvalidOptionError, UnknownProblemError, UserFacingError
 from core.problems import SLUG
 from core.store import fleet as fleet_store
 from problems.catalog import CatalogError
 from problems.catalog import starter as catalog_starter
-from runner.names import DEFAULT_MODE, DTYPES, LANGUAGES, MODE_DESCRIPTIONS, MODES
 from web.api_proxy import PREFIX, add_api_proxy, proxy_of
 from web.html import Html, esc, link, path_with
 from web.result_parts import add_result_routes

@@ -20,13 +20,13 @@ import aiohttp
 from aiohttp import web
 
 from api.submission_models import SubmissionCode, SubmissionView
+from contract.wire import SubmissionResult
 from core.charts import render_roofline_png
 from core.errors import SubmissionNotFoundError
 from core.output_view import output_sections
 from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS, kernel_rows
 from core.profile_view import summary as profile_summary
 from core.result_view import CASE_HEADERS, case_rows, method_label, summary, timing_caveat
-from runner.api import SubmissionResult
 from runner.gpus import spec_for
 from web.api_proxy import proxy_of
 from web.html import Html, esc, join, link, page, prose, table

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from arena.commands.problems import check_dtype, find_problem
 from arena.render import ProgressPrinter, render_contests, render_result, result_json
+from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
+from contract.wire import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
 from core.errors import CancelledByUserError, UserFacingError
-from core.uploads import check_upload
+from core.uploads import Upload, check_upload
 from problems.base import DTYPES, Problem
 from problems.catalog import data_types
-from runner.api import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
-from runner.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
@@ -154,7 +154,7 @@ def _say(line: str) -> None:
 
 
 def _run_recorded(
-    args: argparse.Namespace, problem: Problem, path: Path, data: bytes, request: JobRequest
+    args: argparse.Namespace, problem: Problem, upload: Upload, request: JobRequest
 ) -> tuple[SubmissionResult, ContestEntries | None]:
     """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner;
     the result, and for a ranked run what it counts for."""
@@ -171,8 +171,7 @@ def _run_recorded(
         ) from exc
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
-        file_name=path.name,
-        data=data,
+        upload=upload,
         dtype=args.dtype,
         mode=args.mode,
         profile_case=args.profile_case,
@@ -201,7 +200,7 @@ def _run_recorded(
 
 
 def _run_on_fleet(
-    args: argparse.Namespace, problem: Problem, path: Path, data: bytes
+    args: argparse.Namespace, problem: Problem, upload: Upload
 ) -> tuple[SubmissionResult, ContestEntries | None]:
     """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
     The service's measurement settings apply (the runner's), not the timing options of this command."""
@@ -214,8 +213,7 @@ def _run_on_fleet(
 
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
-        file_name=path.name,
-        data=data,
+        upload=upload,
         dtype=args.dtype,
         mode=args.mode,
         profile_case=args.profile_case,
@@ -311,7 +309,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         )
     elif args.fleet is not None:
-        result, contests = _run_on_fleet(args, problem, path, data)
+        result, contests = _run_on_fleet(args, problem, upload)
     elif args.no_store:
         try:
             result = asyncio.run(run_job(request, ProgressPrinter()))
@@ -319,7 +317,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             # run_job kills the worker when its task is cancelled, and nothing was recorded.
             raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
-        result, contests = _run_recorded(args, problem, path, data, request)
+        result, contests = _run_recorded(args, problem, upload, request)
     if args.json:
         # The whole result, a profile's files included (base64): it is what the runner sent, so it is no larger
         # here, and it stays a `SubmissionResult` that a script can read back with the wire model.

@@ -10,17 +10,17 @@ import discord
 from discord import app_commands
 
 from bot.ui.errors import PUBLIC_PENDING
+from contract.names import MODE_DESCRIPTIONS, Language
+
+# The cogs' option types, from the one list of names (re-exported: `X as X`).
+from contract.names import DType as DType
+from contract.names import LanguageFilter as LanguageFilter
 from core import browse
 from core.contests import views as contest_views
 from core.errors import BadUploadError
 from core.members import actor, external_id
 from core.moderation import Actor
-from core.service import check_attachment
-from runner.names import MODE_DESCRIPTIONS, Language
-
-# The cogs' option types, from the one list of names (re-exported: `X as X`).
-from runner.names import DType as DType
-from runner.names import LanguageFilter as LanguageFilter
+from core.uploads import check_declared
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -71,7 +71,7 @@ async def answer(interaction: discord.Interaction, **kwargs: object) -> None:
 async def read_attachment(attachment: discord.Attachment, check: bool = True) -> bytes:
     """The attachment's bytes; its declared size and extension are checked before anything is downloaded."""
     if check:
-        check_attachment(attachment.filename, attachment.size)
+        check_declared(attachment.filename, attachment.size)
     try:
         data = await asyncio.wait_for(attachment.read(), READ_TIMEOUT_S)
     except (TimeoutError, discord.HTTPException) as exc:

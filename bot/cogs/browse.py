@@ -23,9 +23,9 @@ from bot.cogs._common import (
 )
 from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, render_problem
 from bot.ui.views import Paginator
+from contract.names import Method
 from core import browse
 from core.errors import InvalidOptionError
-from runner.names import Method
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

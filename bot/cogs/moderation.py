@@ -29,6 +29,7 @@ from bot.ui.contests import render_amend_announcement, render_amendment, render_
 from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_audit, render_published, render_runners
 from bot.ui.views import ConfirmView
+from contract.names import DType
 from core import browse, contests, fleet_canary, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
 from core.contests.input import parse_list, parse_targets, parse_when
@@ -36,7 +37,6 @@ from core.errors import InvalidOptionError
 from core.members import ban_member, external_id
 from core.rejudge import rejudge_board
 from runner.gpus import GPU_MODELS
-from runner.names import DType
 from runner.protocol import protocol_version
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from bot.cogs._common import (
     read_attachment,
 )
 from bot.ui.embeds import SubmissionHeader, render_receipt
-from core.service import check_attachment
+from core.submissions import parse_mode
+from core.uploads import check_declared
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot
@@ -51,7 +52,8 @@ class SubmitCog(commands.Cog):
         gpu: app_commands.Range[str, 1, 64] | None = None,
         case: app_commands.Range[int, 0, 1000] | None = None,
     ) -> None:
-        check_attachment(file.filename, file.size)  # before anything is downloaded
+        check_declared(file.filename, file.size)  # before anything is downloaded
+        chosen = parse_mode(mode)
         await defer(interaction, public=False)
         data = await read_attachment(file, check=False)
         ticket = await self.bot.service.submit(
@@ -61,7 +63,7 @@ class SubmitCog(commands.Cog):
             file_name=file.filename,
             data=data,
             dtype=dtype,
-            mode=mode,
+            mode=chosen,
             gpu=gpu,
             client_token=str(interaction.id),
             profile_case=case,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import discord
 
+from contract.wire import CaseTiming, JobEvent, SubmissionResult, TestOutcome
 from core.contests.entry import ContestEntries, receipt_line
 from core.progress import ProgressState, describe_place, describe_start
 from core.result_view import (
@@ -23,7 +24,6 @@ from core.result_view import (
 )
 from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
 from core.service import SubmitTicket
-from runner.api import CaseTiming, JobEvent, SubmissionResult, TestOutcome
 from runner.gpus import GpuSpec
 
 TITLE_LIMIT = 256

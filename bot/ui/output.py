@@ -7,8 +7,8 @@ from __future__ import annotations
 import discord
 
 from bot.ui.embeds import FIELD_LIMIT, clip, escape_code, fit
+from contract.wire import SubmissionResult
 from core.output_view import output_text
-from runner.api import SubmissionResult
 
 OUTPUT_FILE = "output.txt"
 OUTPUT_FIELD = "What the solution printed"

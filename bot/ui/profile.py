@@ -21,8 +21,8 @@ from bot.ui.embeds import (
     clip,
     fit,
 )
+from contract.wire import ProfileReport, SubmissionResult
 from core import profile_view
-from runner.api import ProfileReport, SubmissionResult
 
 # The runner sends its top kernels (five); a field each keeps the embed far from Discord's 25.
 KERNEL_FIELDS = 5

@@ -12,8 +12,8 @@ import discord
 from bot.ui.embeds import CHART_FILE, RankChange, SubmissionHeader, log_attachment, render_result
 from bot.ui.output import add_output, output_attachment
 from bot.ui.profile import profile_files, render_profile
+from contract.wire import SubmissionResult
 from core.charts import render_profile_roofline_png, render_roofline_png
-from runner.api import SubmissionResult
 from runner.gpus import GpuSpec
 
 

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from contract.names import MODE_PRIORITY, MODES, DType, JobState, Language, Mode
 from core.store.pool import Conn
 from core.store.submissions import _SELECT as SUBMISSION_SELECT
 from core.store.submissions import Submission
-from runner.names import MODE_PRIORITY, MODES, JobState
 
 QUEUE_CHANNEL = "arena_jobs"
 LIVE_STATES: tuple[JobState, ...] = ("queued", "dispatched", "running")
@@ -75,11 +75,12 @@ class JobSpec:
     slug: str
     problem_version: int
     problem_source: str | None
-    language: str
+    # Typed as the store's CHECK constraints keep them (tests/store/test_names_in_sql.py).
+    language: Language
     file_name: str
     source: str
-    dtype: str
-    mode: str
+    dtype: DType
+    mode: Mode
     profile_case: int | None
 
 
@@ -175,7 +176,7 @@ _CLAIM_SETS = """state = 'dispatched', attempts = j.attempts + 1, lease_owner = 
 # board, which can wait the longest (a contest that needs its runs on time reserves a share of the pool instead,
 # `contests.reserve_share`). Rate limits bound how much of the more urgent modes one user can queue, so they
 # cannot hold the ranked queue back for long. The claim and the queue position both read this one constant
-# (runner.names.MODE_PRIORITY, beside the list of modes).
+# (contract.names.MODE_PRIORITY, beside the list of modes).
 assert sorted(MODE_PRIORITY) == sorted(MODES), "every mode has its place in the queue's order"
 assert all(re.fullmatch("[a-z]+", mode) for mode in MODE_PRIORITY)  # they are formatted into SQL as literals
 

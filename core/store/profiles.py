@@ -1,7 +1,7 @@
 """Profiles of mode `profile` jobs: Nsight Compute's report for each job, and the files that came with it.
 
 The report is stored as the wire model's JSON without its files; the files are stored as bytes in their own
-rows (migration V003 says why). `core.results` turns a `runner.api.ProfileReport` into these and back.
+rows (migration V003 says why). `core.results` turns a `contract.wire.ProfileReport` into these and back.
 """
 
 from __future__ import annotations

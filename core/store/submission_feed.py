@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from contract.names import JobState
 from core.store.pool import Conn
 from core.store.submissions import _SELECT as SUBMISSION_SELECT
 from core.store.submissions import Submission
@@ -23,8 +24,8 @@ class JobMove:
 
     id: int
     job_id: int
-    from_state: str
-    to_state: str
+    from_state: JobState | None
+    to_state: JobState
     attempt: int
     at: datetime
 

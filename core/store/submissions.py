@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from contract.errors import ErrorCode
+from contract.names import DType, Language, Mode, ScoreMetric, StoredStatus
+from contract.wire import CaseTiming, ErrorInfo, TestOutcome
 from core.store.pool import Conn
 from core.store.problems import PROBLEM_COLUMNS, ProblemVersion, problem_version
 from core.store.ratelimits import take_cte
-from runner.api import CaseTiming, ErrorInfo, TestOutcome
 
 
 @dataclass(frozen=True)
@@ -66,17 +68,18 @@ class Submission:
     slug: str
     source_sha256: bytes
     file_name: str
-    language: str
-    dtype: str
-    mode: str
+    # The names are typed as the store's CHECK constraints keep them (tests/store/test_names_in_sql.py).
+    language: Language
+    dtype: DType
+    mode: Mode
     gpu_type: str
-    status: str
+    status: StoredStatus
     score: float | None
     mean_score: float | None
-    score_metric: str | None
+    score_metric: ScoreMetric | None
     device: str | None
     runner: str | None
-    error_code: str | None
+    error_code: ErrorCode | None
     error_message: str | None
     error_log: str | None
     result_job_id: int | None
@@ -95,7 +98,7 @@ class Submission:
     phase_seconds: dict[str, float]
     # Mode `profile`: the test case asked for (None: the largest, which the runner picks).
     profile_case: int | None
-    # What the solution printed in the latest run: runner.api.PhaseOutput objects as JSON (V018).
+    # What the solution printed in the latest run: contract.wire.PhaseOutput objects as JSON (V018).
     output: list[dict[str, Any]] = field(default_factory=list)
     # The timing protocol's version of the latest run (V024; None before it, or when it timed nothing).
     protocol: str | None = None

@@ -26,8 +26,8 @@ import aiohttp
 from pydantic import BaseModel, ValidationError
 from yarl import URL
 
-from runner.api import (
-    ApiError,
+from contract.errors import ApiError, RunnerClientError, RunnerRefusedError
+from contract.wire import (
     HealthInfo,
     JobAccepted,
     JobEvent,
@@ -38,7 +38,6 @@ from runner.api import (
     ValidateRequest,
 )
 from runner.auth import sign_headers
-from runner.client import RunnerClientError, RunnerRefusedError
 
 log = logging.getLogger(__name__)
 

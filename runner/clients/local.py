@@ -1,6 +1,6 @@
 """The local backend: jobs run on this machine, each in fresh sandboxed workers (`runner.job.run.run_job`).
 
-`LocalRunner` is a `runner.client.JobRunner`. Its jobs belong to the runner, not to the dispatcher that started
+`LocalRunner` is a `contract.runner_client.JobRunner`. Its jobs belong to the runner, not to the dispatcher that started
 them, so a dispatcher restarted in the same process re-attaches to a job still running here, as it would to a
 remote runner over HTTP. `LocalValidator` runs a problem's admission self-test the same way.
 """
@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from runner.api import JobEvent, JobRequest, MeasureConfig, SubmissionResult, ValidateReport, ValidateRequest
-from runner.client import EventCallback, RunnerLostError, RunnerRefusedError
+from contract.errors import RunnerLostError, RunnerRefusedError
+from contract.runner_client import EventCallback
+from contract.wire import JobEvent, JobRequest, MeasureConfig, SubmissionResult, ValidateReport, ValidateRequest
 from runner.gpus import gpu_type_for
 from runner.job.run import DEFAULT_JOB_TIMEOUT_S, run_job
 

@@ -28,8 +28,9 @@ from typing import Protocol
 
 import aiohttp
 
-from runner.api import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
-from runner.client import EventCallback, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
+from contract.errors import RunnerLostError, RunnerRefusedError, RunnerUnavailableError
+from contract.runner_client import EventCallback
+from contract.wire import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 from runner.clients.http import RunnerClient, RunnerError
 from runner.gpus import canonical_gpu_type, gpu_type_for
 

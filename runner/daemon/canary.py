@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from runner.api import CanaryReport
+from contract.wire import CanaryReport
 from runner.host.devices import Slot
 
 log = logging.getLogger(__name__)

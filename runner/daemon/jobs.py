@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 
-from runner.api import (
+from contract.wire import (
     ErrorInfo,
     JobEvent,
     JobRequest,

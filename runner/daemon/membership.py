@@ -28,8 +28,8 @@ from pathlib import Path
 import aiohttp
 from pydantic import BaseModel, ValidationError
 
-from runner.api import (
-    ApiError,
+from contract.errors import ApiError
+from contract.wire import (
     GpuHardware,
     RunnerHardware,
     RunnerHeartbeat,

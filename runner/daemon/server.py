@@ -4,7 +4,7 @@ Every route is signed but three: the OpenAPI document, and the probes for machin
 the process answers) and `GET /readyz` (200 `ok` while it takes work, else 503 `not ready`: `runner_ready`), which
 say nothing more. `/v1/health` stays signed: it describes the hardware.
 
-Handlers only parse input, call the job table (`runner.daemon.jobs`) and render wire models (`runner.api`); errors
+Handlers only parse input, call the job table (`runner.daemon.jobs`) and render wire models (`contract.wire`); errors
 become `{"error": {"code", "message"}}` with a real status. The daemon never imports torch: jobs run in
 sandboxed worker processes.
 
@@ -24,9 +24,8 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from runner.api import (
-    ApiError,
-    ApiErrorBody,
+from contract.errors import ApiError, ApiErrorBody
+from contract.wire import (
     GpuInfo,
     HealthInfo,
     JobAccepted,
@@ -382,7 +381,7 @@ def _openapi_paths() -> dict[str, Any]:
 
 
 def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document of this API, generated from the wire models in runner.api."""
+    """The OpenAPI 3.1 document of this API, generated from the wire models in contract.wire."""
     models = [JobRequest, JobAccepted, JobStatus, JobEvent, ValidateRequest, ValidateReport, HealthInfo, ApiError]
     _, schemas = models_json_schema([(m, "serialization") for m in models], ref_template="#/components/schemas/{model}")
     paths = _openapi_paths()

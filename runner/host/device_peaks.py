@@ -18,7 +18,7 @@ import signal
 import tempfile
 from pathlib import Path
 
-from runner.api import MeasuredPeaks
+from contract.wire import MeasuredPeaks
 from runner.host.devices import Slot, package_version
 
 log = logging.getLogger(__name__)

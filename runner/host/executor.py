@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from runner.api import JobRequest
+from contract.wire import JobRequest
 from runner.host.compile import DEFAULT_CACHE_MAX_BYTES
 from runner.host.devices import Slot
 from runner.host.memory_cgroup import find_job_cgroups

@@ -41,10 +41,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+from contract.names import SANDBOX_LEVELS
 from runner.host.job_uids import JobUidsTakenError, claim_uid_base
 from runner.host.memory_cgroup import JobCgroups, join_self
 from runner.host.sandbox_needs import KUBERNETES_HINT, full_sandbox_shortfalls
-from runner.names import SANDBOX_LEVELS
 from runner.settings import RunnerSettings
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ log = logging.getLogger(__name__)
 INIT_SCRIPT = Path(__file__).with_name("sandbox_init.py")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 # The only parts of the checkout a worker imports: the rest (.git, .env, tests, deploy files) stays out of view.
-PACKAGE_DIRS = ("runner", "problems")
+PACKAGE_DIRS = ("contract", "runner", "problems")
 HOSTNAME = "arena-sandbox"
 INNER_UID = 1000
 _BOOTSTRAP = "import sys; sys.path.insert(0, {root!r}); from {module} import main; sys.exit(main())"

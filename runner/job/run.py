@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from runner.api import (
+from contract.wire import (
     CaseTiming,
     ErrorInfo,
     JobEvent,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runner.api import ErrorInfo, ValidateCheck, ValidateReport, ValidateRequest
+from contract.wire import ErrorInfo, ValidateCheck, ValidateReport, ValidateRequest
 from runner.errors import trim_log
 
 if TYPE_CHECKING:

@@ -33,11 +33,11 @@ import logging
 import statistics
 from collections.abc import Callable
 
-from runner.api import CaseTiming
+from contract.names import HOST_BOUND_LINE
+from contract.wire import CaseTiming
 from runner.errors import HostTooNoisyError
 from runner.judge.host_load import BUSY_STALL_FRACTION
 from runner.judge.judged_timer import ClockAgreement, JudgedTimer
-from runner.names import HOST_BOUND_LINE
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from problems.base import DeviceKind, Problem, TestCase
-from problems.verification import describe_mismatch, is_poisoned
-from runner.api import (
+from contract.wire import (
     OUTPUT_KEEP_BYTES,
     CaseTiming,
     ErrorInfo,
@@ -38,6 +36,8 @@ from runner.api import (
     arithmetic_mean,
     geometric_mean,
 )
+from problems.base import DeviceKind, Problem, TestCase
+from problems.verification import describe_mismatch, is_poisoned
 from runner.errors import (
     BadRequestError,
     CallTimeoutError,

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from runner.api import OUTPUT_KEEP_BYTES, ErrorInfo, JobRequest
+from contract.wire import OUTPUT_KEEP_BYTES, ErrorInfo, JobRequest
 from runner.errors import CallTimeoutError, LauncherLostError, SolutionRuntimeError, SubmissionError
 from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError, ChannelProtocolError

@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from runner.api import JobEvent, JobRequest, MeasuredPeaks
+from contract.wire import JobEvent, JobRequest, MeasuredPeaks
 
 
 class Gate:

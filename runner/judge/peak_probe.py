@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from runner.api import MeasuredPeaks
+from contract.wire import MeasuredPeaks
 
 log = logging.getLogger(__name__)
 

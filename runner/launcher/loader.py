@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runner.api import JobRequest
+from contract.wire import JobRequest
 from runner.errors import (
     MissingSolutionError,
     NoGpuError,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from runner.api import OUTPUT_KEEP_BYTES
+from contract.wire import OUTPUT_KEEP_BYTES
 from runner.ipc import messages
 from runner.ipc.channel import Channel, ChannelClosedError
 from runner.launcher.capture import OutputCapture
@@ -103,7 +103,7 @@ class Launcher:
         return messages.Done()
 
     def load(self, request: messages.Load, fds: list[int]) -> messages.Done:
-        from runner.api import JobRequest
+        from contract.wire import JobRequest
         from runner.launcher.loader import load_solution
         from runner.problem_lookup import resolve_problem
 

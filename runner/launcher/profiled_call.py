@@ -27,8 +27,8 @@ PUBLIC_SEED = 20261125
 def run_profiled_call(request_file: Path, case_index: int, workdir: Path) -> None:
     import torch
 
+    from contract.wire import JobRequest
     from problems.inputs import torch_dtype
-    from runner.api import JobRequest
     from runner.launcher.loader import load_solution
     from runner.problem_lookup import resolve_problem
 

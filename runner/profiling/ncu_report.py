@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from runner.api import KernelProfile, StallReason
+from contract.wire import KernelProfile, StallReason
 
 # Every kernel shown is one of the top ones by summed duration; the rest are counted in the report.
 TOP_KERNELS = 5

@@ -15,7 +15,7 @@ import logging
 import subprocess
 from pathlib import Path
 
-from runner.api import JobRequest, KernelProfile, ProfileArtifact, ProfileReport
+from contract.wire import JobRequest, KernelProfile, ProfileArtifact, ProfileReport
 from runner.errors import ProfilerUnavailableError, SolutionRuntimeError, SubmissionError
 from runner.host.process import SandboxedProcess
 from runner.host.sandbox import JobDir, Sandbox, python_command

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from runner.api import CaseTiming, MeasureConfig
+from contract.wire import CaseTiming, MeasureConfig
 from runner.errors import ImplausibleTimeError
 from runner.timing.criteria import CoefficientOfVariation, MedianRelativeError, StoppingCriterion
 from runner.timing.methods import method_named

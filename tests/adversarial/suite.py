@@ -1,7 +1,7 @@
 """The adversarial regression suite of DESIGN.md §6: every hostile submission, and the verdict it must get.
 
 Each `Entry` names a file under `submissions/`, the problem it targets, the §6 class it attacks and the
-verdicts that count as defeating it. A verdict is an error code of `runner.api.ErrorCode` ("wrong_answer",
+verdicts that count as defeating it. A verdict is an error code of `contract.wire.ErrorCode` ("wrong_answer",
 "integrity", "timeout", ...), "passed" (honest controls, and a few entries where timing plays no part), or
 "true_cost": the run passes and its geometric-mean score is at most `true_cost_factor` times that of the
 named honest `control`, run in the same suite run, so the cheat bought nothing.
@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from runner.api import DType, JobRequest, Language, MeasureConfig, SubmissionResult
+from contract.names import DType, Language
+from contract.wire import JobRequest, MeasureConfig, SubmissionResult
 from runner.host.executor import Executor
 from runner.job.run import run_job
 from runner.settings import RunnerSettings

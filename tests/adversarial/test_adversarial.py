@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import api
+from contract import wire
 from runner.host.compile import compile_flags, cuda_arch
 from tests.adversarial import suite
 from tests.adversarial.suite import ENTRIES, Entry, SuiteRunner, judge_entry
@@ -166,7 +166,7 @@ def test_the_planting_entry_is_followed_by_a_control() -> None:
 
 def _result(
     status: str = "passed", code: str | None = None, score: float | None = None, **error: str
-) -> api.SubmissionResult:
+) -> wire.SubmissionResult:
     values: dict[str, object] = {
         "submission_id": "s",
         "problem_slug": "vector_add",
@@ -177,11 +177,11 @@ def _result(
         "status": status,
         "device": "test",
         "geomean_gflops": score,
-        "tests": [api.TestOutcome(index=0, name="n=1000", dims=[1000], passed=status == "passed", message="")],
+        "tests": [wire.TestOutcome(index=0, name="n=1000", dims=[1000], passed=status == "passed", message="")],
     }
     if code is not None:
-        values["error"] = api.ErrorInfo(code=code, message=error.get("message", "it failed"), log=error.get("log"))  # type: ignore[arg-type]
-    return api.SubmissionResult.model_validate(values)
+        values["error"] = wire.ErrorInfo(code=code, message=error.get("message", "it failed"), log=error.get("log"))  # type: ignore[arg-type]
+    return wire.SubmissionResult.model_validate(values)
 
 
 def test_judge_accepts_a_listed_error_code_and_refuses_another() -> None:

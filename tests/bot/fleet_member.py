@@ -29,11 +29,11 @@ import pytest
 from aiohttp import web
 
 from api.pool_check import pool_mismatch
+from contract.wire import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
 from core import fleet as core_fleet
 from core.fleet import FleetSettings, RunnerGoneError
 from core.store.outage import STORE_ERRORS
 from core.store.pool import create_pool
-from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
 from runner.daemon.membership import describe_hardware
 from runner.daemon.server import JOBS, create_app
 from runner.gpus import GpuModel

@@ -13,8 +13,8 @@ from typing import Any
 
 from bot.bot_settings import BotSettings, DeviceSpec
 from bot.client import ArenaBot
+from contract.wire import MeasureConfig
 from core.settings import DispatchSettings, RateLimitSettings, Settings, StoreSettings
-from runner.api import MeasureConfig
 from tests.fakediscord import FakeDiscord, FakeRole, FakeUser, InteractionRecord, RecordedMessage
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from contract.wire import JobRequest, SubmissionResult
 from core import contests
 from core.members import actor
 from core.store import jobs
-from runner.api import JobRequest, SubmissionResult
 from runner.gpus import GPU_MODELS
 from tests.bot.fleet_member import TestFleet, gpu_hardware
 from tests.bot.harness import JOB_TIMEOUT_S, RED, Arena

@@ -28,15 +28,8 @@ from bot.ui.pages import (
     render_problem_list,
     render_stats,
 )
-from core.admission import Candidate
-from core.browse import LeaderboardPage, ProblemEntry, Standing, UserStats
-from core.leaderboard import Board
-from core.progress import ProgressState
-from core.store.leaderboard import BoardRow
-from core.store.problems import ProblemVersion
-from problems.catalog import builtin_info
-from runner import api
-from runner.api import (
+from contract import wire
+from contract.wire import (
     CaseTiming,
     ErrorInfo,
     GpuInfo,
@@ -46,6 +39,13 @@ from runner.api import (
     ValidateCheck,
     ValidateReport,
 )
+from core.admission import Candidate
+from core.browse import LeaderboardPage, ProblemEntry, Standing, UserStats
+from core.leaderboard import Board
+from core.progress import ProgressState
+from core.store.leaderboard import BoardRow
+from core.store.problems import ProblemVersion
+from problems.catalog import builtin_info
 from runner.gpus import GPU_SPECS
 
 H100 = GPU_SPECS["NVIDIA H100 80GB HBM3"]
@@ -124,7 +124,7 @@ def test_a_wrong_answer_names_the_case_and_the_error_figures() -> None:
         "max_abs_error": 2.5, "max_rel_error": 0.75, "mismatches": 3, "total": 1000,
         "first_mismatch_index": [999], "expected_at_mismatch": -0.25, "actual_at_mismatch": None,
     }  # fmt: skip
-    test = api.TestOutcome(index=0, name="n=1000", dims=[1000], passed=False, message="differs", details=details)
+    test = wire.TestOutcome(index=0, name="n=1000", dims=[1000], passed=False, message="differs", details=details)
     error = ErrorInfo(code="wrong_answer", message="Wrong answer on case n=1000: max abs error 2.5")
     embed = render_result(7, result(status="failed", timings=[], tests=[test], error=error), H100, header=header())
     assert_fits(embed)
@@ -140,7 +140,7 @@ def test_progress_shows_test_and_benchmark_case_counts_and_stays_short() -> None
     state.apply(JobEvent(seq=1, type="accepted", message="NVIDIA H100"))
     state.apply(JobEvent(seq=2, type="compiling", phase="nvcc"))
     state.apply(JobEvent(seq=3, type="compiled", message="in 1.2 s"))
-    test = api.TestOutcome(index=0, name="n=1", dims=[1], passed=True, message="ok")
+    test = wire.TestOutcome(index=0, name="n=1", dims=[1], passed=True, message="ok")
     state.apply(JobEvent(seq=4, type="test_case", index=0, count=2, test=test))
     embed = render_progress(header(), state)
     assert embed.description.splitlines() == [

@@ -7,9 +7,9 @@ from arena.render import render_result as render_cli
 from bot.ui.embeds import SubmissionHeader
 from bot.ui.output import OUTPUT_FIELD, OUTPUT_FILE
 from bot.ui.results import result_message
+from contract import wire
+from contract.wire import OUTPUT_KEEP_BYTES, ErrorInfo, PhaseOutput, SubmissionResult
 from core.output_view import output_text
-from runner import api
-from runner.api import OUTPUT_KEEP_BYTES, ErrorInfo, PhaseOutput, SubmissionResult
 from tests.bot.test_embeds import assert_fits
 
 HEADER = SubmissionHeader(
@@ -22,7 +22,7 @@ def _result(output: list[PhaseOutput], **fields: object) -> SubmissionResult:
     values: dict[str, object] = dict(
         submission_id="7", problem_slug="vector_add", problem_version=1, dtype="float32", language="python",
         mode="test", status="passed", device="cpu",
-        tests=[api.TestOutcome(index=0, name="n=7", dims=[7], passed=True, message="passed")],
+        tests=[wire.TestOutcome(index=0, name="n=7", dims=[7], passed=True, message="passed")],
     )  # fmt: skip
     values.update(fields)
     values["output"] = output

@@ -16,8 +16,8 @@ from bot.tracker import LiveMessage
 from bot.ui.embeds import SubmissionHeader, render_notice
 from bot.ui.profile import ATTACHMENT_BUDGET, KERNEL_FIELDS, MAX_ARTIFACT_FILES
 from bot.ui.results import ResultMessage, result_message
+from contract.wire import KernelProfile, ProfileArtifact, StallReason
 from core.charts import render_profile_roofline_png
-from runner.api import KernelProfile, ProfileArtifact, StallReason
 from runner.gpus import GPU_SPECS
 from tests.bot.harness import GREEN, is_final
 from tests.bot.test_embeds import assert_fits

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from contract.wire import JobEvent
 from core.progress import EditThrottle, ProgressHub, ProgressState
-from runner.api import JobEvent
 
 
 def event(seq: int, kind: str = "compiling", **kw: object) -> JobEvent:

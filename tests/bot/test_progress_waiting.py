@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
+from contract.wire import JobEvent
 from core.progress import ProgressHub, ProgressState
-from runner.api import JobEvent
 
 
 def test_the_hub_knows_since_when_a_gpu_type_has_no_runner_answering() -> None:

@@ -84,7 +84,7 @@ def test_wrong_extension_is_refused_with_what_to_attach(tmp_path: Path):
 
 
 def test_json_output_is_a_submission_result(tmp_path: Path):
-    from runner.api import SubmissionResult
+    from contract.wire import SubmissionResult
 
     proc = arena("submit", "matmul", "examples/matmul.py", "--device", "cpu", "--mode", "test", "--json")
     assert proc.returncode == 0, proc.stderr

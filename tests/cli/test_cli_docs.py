@@ -11,12 +11,14 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from api.submission_models import CaseProgressView, EventType, SubmissionCancelled, SubmissionEventView
+from api.submission_models import CaseProgressView, SubmissionCancelled, SubmissionEventView
 from arena import server_client
 from arena.commands import submissions
+from contract import wire
+from contract.errors import ErrorCode
+from contract.names import SUBMISSION_EVENT_TYPES
+from contract.wire import CaseTiming, ErrorInfo, PhaseOutput, SubmissionResult
 from core.contests.entry import ContestEntries, ContestEntry, EntryStatus
-from runner import api as wire
-from runner.api import CaseTiming, ErrorCode, ErrorInfo, PhaseOutput, SubmissionResult
 from tests.cli.harness import ROOT
 
 GUIDE = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
@@ -52,7 +54,7 @@ def test_every_json_field_is_in_the_guide() -> None:
 def test_every_code_and_event_type_is_in_the_guide() -> None:
     assert not missing(get_args(ErrorCode)), "error codes of a result"
     assert "signature_mismatch" in NAMED and "output" in NAMED
-    assert not missing(get_args(EventType)), "event types of --stream"
+    assert not missing(SUBMISSION_EVENT_TYPES), "event types of --stream"
     assert not missing(get_args(EntryStatus)), "what a contest makes of a ranked run"
 
 

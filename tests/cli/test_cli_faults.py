@@ -291,7 +291,7 @@ def test_a_python_solution_saved_with_a_byte_order_mark_passes(tmp_path: Path) -
 
 @pytest.mark.nvcc
 def test_a_cuda_solution_saved_with_a_byte_order_mark_compiles(tmp_path: Path) -> None:
-    from runner.api import SubmissionResult
+    from contract.wire import SubmissionResult
 
     source = tmp_path / "bom.cu"
     source.write_bytes(BOM + (ROOT / "examples" / "vector_add.cu").read_bytes())

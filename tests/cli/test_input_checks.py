@@ -16,6 +16,7 @@ import pytest
 from aiohttp import web
 from pydantic import ValidationError
 
+from contract.wire import JobRequest, MeasureConfig
 from core.browse import board_gpu_types, get_problem_entry, starter_file
 from core.errors import BadUploadError, InvalidOptionError, UnknownProblemError
 from core.leaderboard import get_leaderboard, get_rank
@@ -25,7 +26,6 @@ from core.settings import RateLimitSettings
 from core.store.pool import create_pool
 from core.submissions import SubmitRequest, submit
 from core.uploads import check_upload
-from runner.api import JobRequest, MeasureConfig
 from runner.auth import sign_headers
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings
@@ -55,7 +55,7 @@ async def _count(pool: asyncpg.Pool, table: str) -> int:
 async def test_a_problem_name_with_control_characters_is_refused_before_the_store(
     pool: asyncpg.Pool, slug: str
 ) -> None:
-    request = SubmitRequest("discord:1", "alice", slug, "s.py", PY_SOURCE, "cpu", "float32", "test")
+    request = SubmitRequest("discord:1", "alice", slug, check_upload("s.py", PY_SOURCE), "cpu", "float32", "test")
     with pytest.raises(UnknownProblemError, match="not a problem name: it holds control characters") as refused:
         await submit(pool, request, ROOMY)
     assert "\x00" not in refused.value.message and "\x1b" not in refused.value.message
@@ -100,7 +100,9 @@ async def test_a_new_problem_with_a_bad_name_is_refused_before_the_store(
 async def test_a_byte_order_mark_is_dropped_for_every_caller(pool: asyncpg.Pool, name: str, body: bytes) -> None:
     upload = check_upload(name, BOM + body)
     assert upload.source == body.decode()
-    request = SubmitRequest("discord:1", "alice", "vector_add", name, BOM + body, "cpu", "float32", "test")
+    request = SubmitRequest(
+        "discord:1", "alice", "vector_add", check_upload(name, BOM + body), "cpu", "float32", "test"
+    )
     receipt = await submit(pool, request, ROOMY)
     stored = await pool.fetchval(
         "SELECT src.body FROM submissions s JOIN sources src ON src.sha256 = s.source_sha256 WHERE s.id = $1",

@@ -7,8 +7,8 @@ import re
 
 from arena.render import render_result as render_cli
 from bot.ui.results import profile_message
+from contract.wire import KernelProfile, StallReason
 from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS
-from runner.api import KernelProfile, StallReason
 from runner.gpus import GPU_SPECS
 from tests.profile_fixture import profile_report, profile_result
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.render import ProgressPrinter, render_result
-from runner.api import CaseTiming, JobEvent, SubmissionResult
+from contract.wire import CaseTiming, JobEvent, SubmissionResult
 
 
 def _timing(flops: int, gflops: float) -> CaseTiming:

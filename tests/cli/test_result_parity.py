@@ -7,9 +7,9 @@ import re
 
 from arena.render import render_result as render_cli
 from bot.ui.embeds import render_result as render_embed
+from contract.names import HOST_BOUND_LINE
+from contract.wire import CaseTiming, SubmissionResult
 from core.result_view import CASE_HEADERS
-from runner.api import CaseTiming, SubmissionResult
-from runner.names import HOST_BOUND_LINE
 
 
 def _timing(index: int, runtime_us: float, gflops: float, flops: int) -> CaseTiming:

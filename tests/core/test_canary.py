@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from contract.wire import CanaryReport, CanaryTiming
 from core.canary import (
     REFERENCE_MEDIANS_US,
     CanaryThresholds,
@@ -15,7 +16,6 @@ from core.canary import (
     canary_drift,
     comparable_reports,
 )
-from runner.api import CanaryReport, CanaryTiming
 
 # The pooled medians of the H200 runs (bench/results/canaries_gpu_h200.txt), as a pool of another GPU type.
 GPU_MEDIANS = {"add_fp32_2^24": 47.87, "matmul_fp16_4096": 192.78, "matmul_fp32_2048": 348.26, "copy_2^26_bytes": 34.06}

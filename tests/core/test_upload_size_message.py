@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from contract.wire import MAX_SOURCE_BYTES
 from core.errors import BadUploadError
-from core.service import check_attachment
-from core.uploads import check_upload
-from runner.api import MAX_SOURCE_BYTES
+from core.uploads import check_declared, check_upload
 
 
 def test_one_byte_over_the_limit_is_shown_in_bytes() -> None:
@@ -19,7 +18,7 @@ def test_one_byte_over_the_limit_is_shown_in_bytes() -> None:
 
 def test_the_declared_size_of_an_attachment_one_byte_over_is_shown_in_bytes() -> None:
     with pytest.raises(BadUploadError) as refused:
-        check_attachment("big.cu", MAX_SOURCE_BYTES + 1)
+        check_declared("big.cu", MAX_SOURCE_BYTES + 1)
     assert f"is {MAX_SOURCE_BYTES + 1:,} bytes; the limit is {MAX_SOURCE_BYTES:,} bytes" in str(refused.value)
 
 

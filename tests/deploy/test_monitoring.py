@@ -24,6 +24,7 @@ import yaml  # PyYAML, which the dev extra's kubernetes-validate depends on
 
 from core.store import jobs
 from core.submissions import SubmitRequest, submit
+from core.uploads import check_upload
 from runner.auth import sign_headers
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.fleet_processes import (
@@ -288,7 +289,9 @@ async def test_every_metric_the_alerts_and_the_dashboard_read_is_exported(
         assert (await wait_final(pool, ran.job_id, fleet_)).state == "done"
         # One job for a pool with no runner: it stays queued.
         waiting = await submit(
-            pool, SubmitRequest("discord:bob", "bob", "vector_add", "s.py", FAST_SOLUTION, "h100", mode="test"), RATES
+            pool,
+            SubmitRequest("discord:bob", "bob", "vector_add", check_upload("s.py", FAST_SOLUTION), "h100", mode="test"),
+            RATES,
         )
         assert (await jobs.get_job(pool, waiting.job_id)).state == "queued"  # type: ignore[union-attr]
 

@@ -53,7 +53,7 @@ class HarnessTimer:
 def test_the_arena_sample_reads_a_large_copy_near_memory_bandwidth():
     import torch
 
-    from runner.api import MeasureConfig
+    from contract.wire import MeasureConfig
     from runner.timing.measurement import Measurement
 
     n = 1 << 26

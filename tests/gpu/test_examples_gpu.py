@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import JobRequest, MeasureConfig, SubmissionResult
+from contract.wire import JobRequest, MeasureConfig, SubmissionResult
 from runner.job.run import run_job
 
 pytestmark = pytest.mark.gpu

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import DType, JobRequest, SubmissionResult
+from contract.names import DType
+from contract.wire import JobRequest, SubmissionResult
 from runner.host.executor import default_executor
 from runner.job.run import run_job
 from runner.profiling.availability import jobs_run_as_root, profiling_support

@@ -128,9 +128,7 @@ HONEST: tuple[Entry, ...] = tuple(
     _entry(file, problem, device) for file, problem, devices, _ in PATTERNS for device in devices
 )
 BY_NAME: dict[str, Entry] = {entry.name: entry for entry in HONEST}
-DESCRIPTIONS: dict[str, str] = {
-    _name(file, device): what for file, _, devices, what in PATTERNS for device in devices
-}
+DESCRIPTIONS: dict[str, str] = {_name(file, device): what for file, _, devices, what in PATTERNS for device in devices}
 
 
 def honest_for(device: str = "all", names: tuple[str, ...] | list[str] = ()) -> list[Entry]:

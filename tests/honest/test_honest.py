@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from runner.api import MeasureConfig
+from contract.wire import MeasureConfig
 from tests.adversarial import suite
 from tests.adversarial.suite import Entry, SuiteRunner
 from tests.honest.corpus import DESCRIPTIONS, HONEST, PATTERNS

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from runner.api import CaseTiming
+from contract.wire import CaseTiming
 from runner.errors import HostTooNoisyError
 from runner.judge.case_protocol import DISTURBED_REMEASURES, UNSETTLED_REMEASURES, by_judge_clock, time_case
 from runner.judge.judged_timer import ClockAgreement, WallClock

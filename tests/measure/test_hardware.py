@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import MeasuredPeaks
+from contract.wire import MeasuredPeaks
 from runner.gpus import (
     DATASHEET_HEADROOM,
     MEASURED_BANDWIDTH_HEADROOM,

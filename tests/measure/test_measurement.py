@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from runner.api import MeasureConfig
+from contract.wire import MeasureConfig
 from runner.errors import ImplausibleTimeError
 from runner.timing.criteria import CoefficientOfVariation, MedianRelativeError
 from runner.timing.measurement import Measurement

@@ -9,7 +9,8 @@ from typing import get_args
 
 import pytest
 
-from runner.api import MeasureConfig, Method
+from contract.names import Method
+from contract.wire import MeasureConfig
 from runner.timing.criteria import CRITERIA, StoppingCriterion, UnknownCriterionError, criterion_named, register
 from runner.timing.measurement import make_criterion
 from runner.timing.methods import (

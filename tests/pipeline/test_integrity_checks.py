@@ -6,7 +6,7 @@ down one check each, so that a regression names the check that stopped working.
 
 from __future__ import annotations
 
-from runner.names import HOST_BOUND_LINE
+from contract.names import HOST_BOUND_LINE
 from tests.pipeline.test_local_pipeline import run
 
 CORRECT = "    torch.add(a, b, out=c)\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import JobEvent, JobRequest, MeasureConfig, SubmissionResult
+from contract.wire import JobEvent, JobRequest, MeasureConfig, SubmissionResult
 from runner.job.run import run_job
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from runner.api import JobRequest, SubmissionResult
+from contract.wire import JobRequest, SubmissionResult
 from runner.auth import sign_headers
 from runner.clients.http import RunnerClient
 from runner.daemon.server import create_app

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from runner.api import MeasureConfig
+from contract.wire import MeasureConfig
 from runner.clients.http import RunnerClient
 from tests.runner.conftest import job_request, run_remote, submission
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import MeasuredPeaks
+from contract.wire import MeasuredPeaks
 from runner.daemon.slots import cpu_slot, gpu_slots
 from runner.host.device_peaks import REPO_ROOT, device_peaks, forget_cached_peaks, peaks_key
 from runner.host.devices import Slot, query_gpus

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import OUTPUT_KEEP_BYTES
+from contract.wire import OUTPUT_KEEP_BYTES
 from runner.clients.http import RunnerClient
 from runner.host.sandbox import PACKAGE_ROOT
 from runner.settings import RunnerSettings

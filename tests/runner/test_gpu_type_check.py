@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("discord")
 pytest.importorskip("asyncpg")
 
-from runner.api import GpuInfo, HealthInfo, ValidateRequest
-from runner.client import RunnerRefusedError, RunnerUnavailableError
+from contract.errors import RunnerRefusedError, RunnerUnavailableError
+from contract.wire import GpuInfo, HealthInfo, ValidateRequest
 from runner.clients.http import RunnerClient
 from runner.clients.remote import RemoteRunner, gpu_type_mismatch
 from tests.runner.conftest import good_request, serve_app, settings_for

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from contract.wire import ProfileReport
 from problems.registry import get_problem
-from runner.api import ProfileReport
 from runner.errors import BadRequestError, ProfilerUnavailableError, SolutionRuntimeError
 from runner.host.executor import Executor
 from runner.job.run import run_job

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import aiohttp
 from aiohttp import web
 
-from runner.api import RunnerJoined, RunnerStanding
+from contract.wire import RunnerJoined, RunnerStanding
 from runner.auth import SIGNATURE_HEADER, sign_headers
 from runner.daemon.membership import Membership
 from runner.daemon.server import JOBS, create_app, openapi_document

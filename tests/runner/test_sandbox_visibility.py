@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import SubmissionResult
+from contract.wire import SubmissionResult
 from runner.host.executor import Executor
-from runner.host.sandbox import PACKAGE_ROOT, SandboxLevel, SandboxPolicy
+from runner.host.sandbox import PACKAGE_DIRS, PACKAGE_ROOT, SandboxLevel, SandboxPolicy
 from runner.job.run import run_job
 from tests.runner.conftest import good_request, job_request, settings_for
 
@@ -126,7 +126,7 @@ async def test_host_files_beside_what_jobs_need_are_invisible(runner: Runner, st
     listing = report["listing"]
     assert isinstance(listing, dict)
     assert sorted(listing[str(PACKAGE_ROOT)] or []) == sorted(
-        p for p in ("runner", "problems", ".venv") if (PACKAGE_ROOT / p).exists() and _shown(PACKAGE_ROOT / p)
+        p for p in (*PACKAGE_DIRS, ".venv") if (PACKAGE_ROOT / p).exists() and _shown(PACKAGE_ROOT / p)
     ), "of the checkout only the package's code (and a virtual environment inside it) is shown"
     assert listing[str(secret_file.parent)] is None
     assert listing[str(state_dir)] in (None, ["jobs"]), "the runner's state shows nothing but the way to this job"
@@ -134,7 +134,7 @@ async def test_host_files_beside_what_jobs_need_are_invisible(runner: Runner, st
 
 def _shown(path: Path) -> bool:
     """Whether the sandbox shows this part of the checkout: the package's code, or an install tree inside it."""
-    return path.name in ("runner", "problems") or Path(sys.prefix).resolve().is_relative_to(path.resolve())
+    return path.name in PACKAGE_DIRS or Path(sys.prefix).resolve().is_relative_to(path.resolve())
 
 
 async def test_the_job_runs_unprivileged_with_no_capability(runner: Runner) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from runner.api import JobEvent, ValidateRequest
+from contract.wire import JobEvent, ValidateRequest
 from runner.auth import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign_headers
 from runner.clients.http import RunnerClient, RunnerError
 from runner.daemon.server import create_app

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from contract.wire import SubmissionResult
 from problems.registry import builtin_problems, get_problem
-from runner.api import SubmissionResult
 from runner.errors import SignatureMismatchError
 from runner.host.executor import Executor
 from runner.job.run import run_job

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runner.api import OUTPUT_KEEP_BYTES, JobRequest, MeasureConfig, PhaseOutput, SubmissionResult
+from contract.wire import OUTPUT_KEEP_BYTES, JobRequest, MeasureConfig, PhaseOutput, SubmissionResult
 from runner.host.executor import Executor
 from runner.job.run import run_job
 from runner.judge.evaluate import PRINTED_WHILE_TIMED

@@ -10,7 +10,7 @@ from collections.abc import Coroutine, Generator
 from pathlib import Path
 from typing import Any
 
-from runner.api import JobEvent
+from contract.wire import JobEvent
 from runner.host.devices import default_slot
 from runner.host.executor import Executor, job_env, start_warm_worker
 from runner.job.run import run_job

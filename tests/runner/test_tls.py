@@ -26,8 +26,8 @@ pytest.importorskip("asyncpg")
 
 from bot.bot_settings import BotSettings
 from bot.runners import build_runners
+from contract.wire import RunnerHardware
 from core.store.fleet import LiveRunner
-from runner.api import RunnerHardware
 from runner.clients.http import PLAIN_HTTP_REFUSED, RunnerClient, RunnerConfigError, RunnerError, sends_in_clear
 from runner.clients.remote import RemoteRunner, fleet_runner
 from runner.daemon.server import create_app

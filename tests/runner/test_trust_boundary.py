@@ -24,4 +24,3 @@ def test_nothing_under_the_launcher_imports_the_judge() -> None:
 def test_the_check_sees_the_judge_where_it_is_imported() -> None:
     # The same walk from the judge's entry point does reach its pipeline: the check above can fail.
     assert {"runner.judge.evaluate", "runner.judge.case_buffers"} <= import_closure("runner.judge.main")
-

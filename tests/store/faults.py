@@ -31,20 +31,11 @@ import asyncpg
 import psutil
 from aiohttp import web
 
+from contract.errors import ApiError, ApiErrorBody
+from contract.wire import CaseTiming, HealthInfo, JobAccepted, JobEvent, JobRequest, SubmissionResult, TestOutcome
 from core.store.embedded import EmbeddedPostgres, start_embedded
 from core.store.migrate import migrate
 from core.store.pool import with_database
-from runner.api import (
-    ApiError,
-    ApiErrorBody,
-    CaseTiming,
-    HealthInfo,
-    JobAccepted,
-    JobEvent,
-    JobRequest,
-    SubmissionResult,
-    TestOutcome,
-)
 from runner.auth import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature
 
 

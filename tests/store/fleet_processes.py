@@ -30,6 +30,7 @@ from core.settings import RateLimitSettings
 from core.store import fleet as fleet_store
 from core.store import jobs, ratelimits, submissions
 from core.submissions import SubmitReceipt, SubmitRequest, submit
+from core.uploads import check_upload
 from runner.auth import sign_headers
 from tests.runner.conftest import TEST_DEADLINES, TEST_LIMITS, free_port
 
@@ -272,7 +273,9 @@ async def submit_test(
     """A `test` run of vector_add on the `cpu` pool from `discord:<user>`; `variant` makes its source unique."""
     data = source + f"# variant {variant}\n".encode()
     return await submit(
-        pool, SubmitRequest(f"discord:{user}", user, "vector_add", "s.py", data, "cpu", mode="test"), RATES
+        pool,
+        SubmitRequest(f"discord:{user}", user, "vector_add", check_upload("s.py", data), "cpu", mode="test"),
+        RATES,
     )
 
 

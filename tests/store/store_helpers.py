@@ -13,6 +13,7 @@ from typing import Any
 
 import asyncpg
 
+from contract.wire import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionResult, TestOutcome
 from core.contests import GpuCatalog
 from core.moderation import Actor
 from core.problems import ProblemSpec, sync_problem
@@ -21,7 +22,7 @@ from core.settings import RateLimitSettings
 from core.store import jobs, submissions
 from core.store.problems import ProblemVersion
 from core.submissions import SubmitReceipt, SubmitRequest, submit
-from runner.api import CaseTiming, ErrorInfo, JobEvent, JobRequest, SubmissionResult, TestOutcome
+from core.uploads import check_upload
 from runner.gpus import GPU_MODELS
 from runner.protocol import protocol_version
 
@@ -63,7 +64,7 @@ def request(
     if unique:
         source += f"# variant {next(_unique)}\n" if language != "cuda" else f"// variant {next(_unique)}\n"
     return SubmitRequest(
-        f"discord:{user}", user, slug, file_name, source.encode(), gpu, dtype, mode, token, profile_case
+        f"discord:{user}", user, slug, check_upload(file_name, source.encode()), gpu, dtype, mode, token, profile_case
     )
 
 

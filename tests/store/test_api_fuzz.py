@@ -38,6 +38,7 @@ from core.results import record_result
 from core.store import jobs
 from core.submissions import SubmitRequest, submit
 from core.tokens import create_token
+from core.uploads import check_upload
 from tests.store.fleet_processes import Fleet
 from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 
@@ -67,7 +68,9 @@ async def store_with_data(pool: asyncpg.Pool) -> tuple[str, str, str]:
         "sprint", "The sprint", start, start + timedelta(hours=1), ("vector_add",), (("cpu", "float32"),)
     )
     await create_contest(pool, MOD, draft, now=now, gpus=GPUS)
-    run = SubmitRequest("discord:1001", "reader", "vector_add", "solution.py", SOURCE, "cpu", "float32", "test")
+    run = SubmitRequest(
+        "discord:1001", "reader", "vector_add", check_upload("solution.py", SOURCE), "cpu", "float32", "test"
+    )
     receipt = await submit(pool, run, ROOMY)
     lease = await jobs.claim_job(pool, receipt.job_id, "fuzz", 30.0, "runner-a")
     assert lease is not None and await jobs.set_running(pool, lease)

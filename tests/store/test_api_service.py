@@ -15,8 +15,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from api.app import create_app, openapi_document
 from api.settings import ApiSettings
+from contract.wire import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoined, RunnerRegistration
 from core import fleet
-from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoined, RunnerRegistration
 from runner.auth import runner_sign_headers
 
 H100 = GpuHardware(index=0, name="NVIDIA H100 80GB HBM3", uuid="GPU-1", gpu_type="h100")

@@ -13,9 +13,9 @@ import aiohttp
 import asyncpg
 import pytest
 
+from contract.wire import RunnerHeartbeat
 from core import fleet as core_fleet
 from core.store import jobs
-from runner.api import RunnerHeartbeat
 from runner.auth import runner_sign_headers
 from tests.store.fleet_processes import (
     FAST_SOLUTION,

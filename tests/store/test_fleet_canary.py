@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 
 from api.pool_check import pool_mismatch
+from contract.wire import CanaryReport, CanaryTiming, GpuHardware, RunnerHardware, RunnerJoinRequest, RunnerRegistration
 from core import fleet
 from core.fleet import FleetSettings
 from core.fleet_canary import record_canary
@@ -17,14 +18,6 @@ from core.settings import RateLimitSettings
 from core.store import fleet as fleet_store
 from core.store import jobs
 from core.submissions import submit
-from runner.api import (
-    CanaryReport,
-    CanaryTiming,
-    GpuHardware,
-    RunnerHardware,
-    RunnerJoinRequest,
-    RunnerRegistration,
-)
 from tests.store.store_helpers import add_problems, request, submit_scored
 
 ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)

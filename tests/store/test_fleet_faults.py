@@ -20,7 +20,7 @@ import asyncpg
 import pytest
 
 from api.public_events import RECONNECT_HINT
-from runner.api import JobRequest
+from contract.wire import JobRequest
 from core.dispatch import job_key
 from core.store import jobs, submissions
 from core.store.pool import create_pool

@@ -11,6 +11,7 @@ import asyncpg
 import pytest
 
 from api.pool_check import pool_mismatch
+from contract.wire import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
 from core import fleet
 from core.fleet import FleetAuthError, FleetSettings, JoinRefusedError, PoolMismatchError, RunnerGoneError
 from core.results import requeue_or_fail
@@ -19,7 +20,6 @@ from core.store import fleet as fleet_store
 from core.store import jobs, ratelimits
 from core.store.pool import open_reader_store
 from core.submissions import submit
-from runner.api import GpuHardware, RunnerHardware, RunnerHeartbeat, RunnerJoinRequest, RunnerRegistration
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 SETTINGS = FleetSettings(heartbeat_s=1.0, heartbeat_timeout_s=5.0)
@@ -171,8 +171,8 @@ async def test_a_job_the_service_failed_gives_its_rate_limit_token_back(pool: as
 
 
 async def test_a_result_the_runner_failed_to_judge_gives_the_token_back(pool: asyncpg.Pool) -> None:
+    from contract.wire import ErrorInfo
     from core.results import record_result
-    from runner.api import ErrorInfo
     from tests.store.store_helpers import result_for
 
     await add_problems(pool)

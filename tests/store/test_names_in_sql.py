@@ -1,5 +1,5 @@
 """The store's CHECK constraints name the same dtypes, languages, modes, timing methods, score metrics and statuses
-as `runner.names`, the one list the code uses; the jobs' states too.
+as `contract.names`, the one list the code uses; the jobs' states too.
 
 The migrations are read as SQL (`tests/store/sql_checks.py`), each constraint in its latest definition after every
 later ALTER. A name added to the list without a migration (or a migration without the list) fails here, before
@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
+from contract import names
 from core.store.migrate import discover
-from runner import names
 from tests.store.sql_checks import Check, latest_checks, listed_values, quoted_values
 
 # Which list each stored column's CHECK must spell: (table, column) -> the list.
@@ -68,9 +68,9 @@ def test_each_named_column_lists_exactly_the_one_list(key: tuple[str, str]) -> N
             assert values <= expected, f"{check.name} on {table}.{column} lists {sorted(values - expected)}, not names"
             continue
         assert values == expected, (
-            f"{check.name} on {table}.{column} lists {sorted(values)}, runner.names lists {sorted(expected)}: "
+            f"{check.name} on {table}.{column} lists {sorted(values)}, contract.names lists {sorted(expected)}: "
             f"add a migration that replaces the constraint (DROP CONSTRAINT {check.name}, ADD CONSTRAINT "
-            f"{check.name} CHECK ...), or change runner.names"
+            f"{check.name} CHECK ...), or change contract.names"
         )
 
 
@@ -80,7 +80,7 @@ def test_no_other_check_lists_these_names() -> None:
         for check, column, values in _listings()
         if values & EVERY_NAME and (check.table, column) not in NAMED_COLUMNS | OTHER_VOCABULARIES
     ]
-    assert not unknown, f"CHECKs list names of runner.names on columns this test does not know: {unknown}"
+    assert not unknown, f"CHECKs list names of contract.names on columns this test does not know: {unknown}"
 
 
 def test_the_latest_definition_wins() -> None:

@@ -21,6 +21,8 @@ from api import public_events
 from api.app import create_app
 from api.settings import ApiSettings
 from arena.commands.problems import find_problem
+from contract import wire
+from contract.wire import CaseTiming, JobEvent
 from core import fleet
 from core.problems import ProblemSpec, sync_problem
 from core.results import record_result
@@ -29,8 +31,6 @@ from core.store import jobs
 from core.store.submission_feed import CASE_CHANNEL
 from core.submission_events import CasePublisher, FollowPace, case_progress_of, case_publisher, encode_case
 from core.tokens import create_token
-from runner import api as wire
-from runner.api import CaseTiming, JobEvent
 from tests.cli.harness import ROOT
 from tests.store.fleet_processes import Fleet, wait_live
 from tests.store.store_helpers import ROOMY, add_problems, result_for

@@ -28,6 +28,7 @@ from core.submission_events import FollowPace
 from core.submissions import SubmitRequest
 from core.submissions import submit as core_submit
 from core.tokens import create_token
+from core.uploads import check_upload
 from tests.store.store_helpers import add_problems, result_for
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
@@ -216,7 +217,9 @@ async def test_refusals_are_problem_details_with_stable_codes(client: TestClient
     missing.add_field("problem", "vector_add")
     await refused(422, "validation_failed", data=missing, headers=alice)
     # One quota: a Discord run (the bot's core call, under the same user) and an API run share the burst of 2.
-    discord_run = SubmitRequest("discord:alice", "alice", "vector_add", "solution.py", SOURCE, "cpu", "float32", "test")
+    discord_run = SubmitRequest(
+        "discord:alice", "alice", "vector_add", check_upload("solution.py", SOURCE), "cpu", "float32", "test"
+    )
     await core_submit(pool, discord_run, RATES)
     await submit(client, alice)
     response = await client.post("/v1/submissions", data=upload(), headers=alice)

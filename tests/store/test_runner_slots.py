@@ -8,13 +8,13 @@ from datetime import timedelta
 
 import asyncpg
 
+from contract.wire import RunnerJoinRequest
 from core import fleet
 from core.dispatch import RunnerPool
 from core.fleet import FleetSettings
 from core.store import fleet as fleet_store
 from core.store import jobs
 from core.submissions import submit
-from runner.api import RunnerJoinRequest
 from tests.store.store_helpers import ROOMY, ScriptedRunner, add_problems, request
 
 LEASE_S = 60.0

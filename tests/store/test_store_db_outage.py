@@ -14,13 +14,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from contract.wire import JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.settings import DispatchSettings
 from core.store import jobs
 from core.store.outage import STORE_ERRORS
 from core.store.pool import create_pool
 from core.submissions import submit
-from runner.api import JobRequest, SubmissionResult
 from tests.store.faults import PostgresUnderTest
 from tests.store.store_helpers import (
     ROOMY,

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Collection
 import asyncpg
 import pytest
 
+from contract.wire import JobEvent, JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RunnerLostError
 from core.local_submit import withdraw_submission
@@ -21,7 +22,6 @@ from core.results import record_result
 from core.settings import DispatchSettings, Settings
 from core.store import jobs
 from core.submissions import submit
-from runner.api import JobEvent, JobRequest, SubmissionResult
 from tests.store.store_helpers import (
     ROOMY,
     ScriptedRunner,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncpg
 
+from contract.wire import ErrorInfo, JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.settings import Settings
 from core.store import jobs
 from core.submissions import submit
-from runner.api import ErrorInfo, JobRequest, SubmissionResult
 from tests.store.store_helpers import (
     ROOMY,
     ScriptedRunner,

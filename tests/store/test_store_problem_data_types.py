@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncpg
 
+from contract.wire import ValidateReport
 from core.admission import Candidate, publish_problem, read_problem_module
 from core.problems import ProblemSpec, require_problem, sync_problem
 from core.store import problems
 from problems.registry import get_problem
-from runner.api import ValidateReport
 from tests.store.store_helpers import MATMUL, MOD
 
 # A module as a moderator attaches it: its buffers hold uint32, whatever the float32 key says.

@@ -8,6 +8,7 @@ import base64
 import asyncpg
 import pytest
 
+from contract.wire import JobRequest, KernelProfile, ProfileArtifact, ProfileReport, SubmissionResult
 from core.browse import user_stats
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RateLimitedError
@@ -19,7 +20,7 @@ from core.settings import MODES, RateLimitSettings, Settings
 from core.store import jobs, leaderboard, profiles
 from core.store.pool import create_pool
 from core.submissions import submit
-from runner.api import JobRequest, KernelProfile, ProfileArtifact, ProfileReport, SubmissionResult
+from core.uploads import check_upload
 from tests.store.store_helpers import (
     MOD,
     ROOMY,
@@ -97,7 +98,10 @@ async def test_a_local_profile_submission_carries_its_case_to_the_runner(pool: a
         return _profiled(req, case_index=4)
 
     local = LocalSubmission(
-        VECTOR_ADD, "solution.py", b"def solution(a, b, c, n):\n    pass\n", mode="profile", profile_case=4
+        VECTOR_ADD,
+        check_upload("solution.py", b"def solution(a, b, c, n):\n    pass\n"),
+        mode="profile",
+        profile_case=4,
     )
     runner = OwnedScriptedRunner("local", profiles_it)
     submission_id, result = await run_local_submission(pool, settings, local, runner)

@@ -84,8 +84,9 @@ async def test_a_burst_of_submissions_reads_its_gpu_types_pace_once_and_each_est
     async def one(i: int) -> SubmitTicket:
         r = request(f"user{i}", mode="benchmark")
         return await service.submit(
-            user_external_id=r.user_external_id, user_name=r.user_name, slug=r.problem_slug, file_name=r.file_name,
-            data=r.data, dtype=r.dtype, mode=r.mode, gpu=r.gpu_type, client_token=None,
+            user_external_id=r.user_external_id, user_name=r.user_name, slug=r.problem_slug,
+            file_name=r.upload.file_name, data=r.upload.source.encode(), dtype=r.dtype, mode=r.mode, gpu=r.gpu_type,
+            client_token=None,
         )  # fmt: skip
 
     tickets = await asyncio.gather(*(one(i) for i in range(8)))

@@ -11,13 +11,14 @@ from pathlib import Path
 
 import asyncpg
 
+from contract.wire import JobEvent, MeasureConfig
 from core.dispatch import Dispatcher, RunnerPool
 from core.leaderboard import get_leaderboard
 from core.local_submit import LocalSubmission, run_local_submission
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.submissions import SubmitReceipt, SubmitRequest, submit
-from runner.api import JobEvent, MeasureConfig
+from core.uploads import check_upload
 from runner.clients.local import LocalRunner
 from tests.store.store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 
@@ -53,7 +54,9 @@ asyncio.run(main(sys.argv[1]))
 
 async def slow_submission(pool: asyncpg.Pool) -> SubmitReceipt:
     await add_problems(pool)
-    slow = SubmitRequest("discord:alice", "alice", "vector_add", "slow.py", SLOW_SOLUTION, "cpu", mode="test")
+    slow = SubmitRequest(
+        "discord:alice", "alice", "vector_add", check_upload("slow.py", SLOW_SOLUTION), "cpu", mode="test"
+    )
     return await submit(pool, slow, ROOMY)
 
 
@@ -75,8 +78,7 @@ async def test_submit_and_wait_runs_the_job_locally_and_ranks_it(pool: asyncpg.P
     events: list[JobEvent] = []
     local = LocalSubmission(
         problem=ProblemSpec.of(get_problem("vector_add")),
-        file_name="vector_add.py",
-        data=(EXAMPLES / "vector_add.py").read_bytes(),
+        upload=check_upload("vector_add.py", (EXAMPLES / "vector_add.py").read_bytes()),
         mode="ranked",
     )
     runner = LocalRunner(gpu_type="cpu", measure=FAST)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import asyncpg
 
+from contract import wire
+from contract.wire import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult
 from core.browse import submission_detail, user_stats
 from core.leaderboard import get_leaderboard, get_rank, list_boards
 from core.moderation import rerun_submission
@@ -16,8 +18,6 @@ from core.settings import RateLimitSettings
 from core.store import jobs
 from core.store.migrate import discover, migrate
 from core.submissions import submit
-from runner import api
-from runner.api import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult
 from runner.profiling.ncu_report import launch_count, parse_raw_page
 from tests.store.store_helpers import MOD, ROOMY, add_problems, request, submission
 
@@ -67,8 +67,8 @@ def _full_result(submission_id: int, method: str = "seed") -> SubmissionResult:
         status="failed",
         device="NVIDIA H100 80GB HBM3",
         tests=[
-            api.TestOutcome(index=0, name="n=1", dims=[1], passed=True, message="ok", details={"max_abs_error": 0.0}),
-            api.TestOutcome(
+            wire.TestOutcome(index=0, name="n=1", dims=[1], passed=True, message="ok", details={"max_abs_error": 0.0}),
+            wire.TestOutcome(
                 index=1, name="n=1048576", dims=[1048576, 2], passed=False, message="differs", details=details
             ),
         ],
@@ -158,7 +158,7 @@ def _profile_result(submission_id: int) -> SubmissionResult:
             _artifact("empty.sass", b""),
         ],
     )
-    test = api.TestOutcome(index=3, name="m=4096", dims=[4096, 4096, 4096], passed=True, message="ok")
+    test = wire.TestOutcome(index=3, name="m=4096", dims=[4096, 4096, 4096], passed=True, message="ok")
     return SubmissionResult(
         submission_id=str(submission_id), problem_slug="vector_add", problem_version=1, dtype="float32",
         language="cuda", mode="profile", status="passed", device="NVIDIA H100 80GB HBM3", tests=[test],

@@ -17,13 +17,13 @@ import aiohttp
 import asyncpg
 import pytest
 
+from contract.errors import RunnerRefusedError
+from contract.wire import ValidateRequest
 from core.dispatch import Dispatcher, RunnerPool
 from core.progress import ProgressHub
 from core.settings import DispatchSettings
 from core.store import jobs
 from core.submissions import submit
-from runner.api import ValidateRequest
-from runner.client import RunnerRefusedError
 from runner.clients.http import RunnerClient
 from runner.clients.remote import RemoteRunner
 from tests.store.faults import RunnerDouble

@@ -21,6 +21,7 @@ from core.problems import ProblemSpec
 from core.ratelimit import remaining
 from core.store import jobs
 from core.submissions import SubmitReceipt, SubmitRequest, persist_many, submit, validate_options
+from core.uploads import check_upload
 from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 
@@ -53,8 +54,8 @@ async def test_identical_sources_are_stored_once(pool: asyncpg.Pool):
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
-        ({"file_name": "solution.txt"}, BadUploadError, "is not a .cu or .py file"),
-        ({"data": b"\xff\xfe not utf-8"}, BadUploadError, "is not UTF-8"),
+        ({"upload": ("solution.txt", b"x = 1\n")}, BadUploadError, "is not a .cu or .py file"),
+        ({"upload": ("solution.py", b"\xff\xfe not utf-8")}, BadUploadError, "is not UTF-8"),
         ({"problem_slug": "vector_ad"}, UnknownProblemError, "Did you mean `vector_add`"),
         ({"dtype": "float16", "problem_slug": "matmul"}, UnsupportedDtypeError, "does not take float16"),
         ({"dtype": "int8"}, UnsupportedDtypeError, "is not a dtype"),
@@ -75,9 +76,11 @@ async def test_a_bad_submission_is_refused_with_what_to_fix_and_nothing_is_store
         ProblemSpec("matmul", "Matrix multiplication", 1, ("float32",)),
     )
     base = request("alice")
-    bad = SubmitRequest(**{**base.__dict__, **change})
     with pytest.raises(error, match=message):
-        await submit(pool, bad, ROOMY)
+        # A bad file is refused where it comes in, by the one check every front end calls before the core.
+        if "upload" in change:
+            change = {"upload": check_upload(*change["upload"])}
+        await submit(pool, SubmitRequest(**{**base.__dict__, **change}), ROOMY)
     assert await count(pool, "submissions") == 0 and await count(pool, "jobs") == 0
 
 
@@ -144,11 +147,49 @@ async def test_a_token_sent_again_with_another_body_in_the_same_batch_is_refused
     first = request("alice", token="interaction-7", mode="ranked")
     other = request("alice", token="interaction-7", mode="test")
     async with pool.acquire() as conn:
-        items = [(first, validate_options(first)), (other, validate_options(other))]
-        stored, refused = await persist_many(conn, items, ROOMY)
+        validate_options(first)
+        validate_options(other)
+        stored, refused = await persist_many(conn, [first, other], ROOMY)
     assert isinstance(stored, SubmitReceipt) and not stored.duplicate
     assert isinstance(refused, IdempotencyConflictError)
     assert f"#{stored.submission_id}" in refused.message and "mode" in refused.message and "source" in refused.message
     assert await count(pool, "submissions") == 1 and await count(pool, "jobs") == 1
     user_id = await pool.fetchval("SELECT id FROM users WHERE external_id = 'discord:alice'")
     assert await remaining(pool, user_id, "test", ROOMY) == ROOMY.test_burst, "the refused request's token came back"
+
+
+async def test_an_upload_is_decoded_once_on_its_way_from_a_front_end_to_the_store(
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
+):
+    """The service's submit (the bot's and the API's one core call) checks and decodes the file once, and the
+    ticket's language is that check's: nothing on the way decodes it again."""
+    from core import uploads
+    from core.service import ArenaService
+    from core.settings import Settings
+
+    await add_problems(pool)
+    decoded: list[str] = []
+    real = uploads._decoded
+
+    def counted(name: str, data: bytes) -> tuple[str, str]:
+        decoded.append(name)
+        return real(name, data)
+
+    monkeypatch.setattr(uploads, "_decoded", counted)
+    service = ArenaService(pool, Settings(rate=ROOMY), lambda: ["h100"])
+    source = b"import triton\n\ndef solution(a, b, c, n):\n    pass\n"
+    ticket = await service.submit(
+        user_external_id="discord:alice",
+        user_name="alice",
+        slug="vector_add",
+        file_name="dir/kernel.py",
+        data=source,
+        dtype="float32",
+        mode="test",
+        gpu=None,
+        client_token=None,
+    )
+    assert decoded == ["kernel.py"]
+    assert (ticket.file_name, ticket.language) == ("kernel.py", "triton")
+    stored = await submission(pool, ticket.receipt.submission_id)
+    assert (stored.file_name, stored.language) == ("kernel.py", "triton")

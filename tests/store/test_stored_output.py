@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncpg
 
+from contract.wire import PhaseOutput, SubmissionResult
 from core.browse import submission_detail
 from core.results import load_result, record_result
 from core.store import jobs
 from core.submissions import submit
-from runner.api import PhaseOutput, SubmissionResult
 from tests.store.store_helpers import ROOMY, add_problems, request, submission
 
 

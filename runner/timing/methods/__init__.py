@@ -1,7 +1,7 @@
 """The timing methods, one module each, behind one interface (`TimingMethod`, in base.py).
 
 To add a method: write `runner/timing/methods/<name>.py` holding one `TimingMethod`, add it to `METHODS` below and
-its name to `runner.api.Method`; tests/measure/test_methods.py checks that the two agree and that the method's
+its name to `contract.wire.Method`; tests/measure/test_methods.py checks that the two agree and that the method's
 criterion and parameters exist.
 """
 

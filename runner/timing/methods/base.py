@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 from runner.timing.criteria import StoppingCriterion, criterion_named
 
 if TYPE_CHECKING:
-    from runner.api import MeasureConfig
+    from contract.wire import MeasureConfig
 
 Device = Literal["gpu", "cpu"]
 # (relative, absolute): a bound of max(relative · estimate, absolute) seconds.

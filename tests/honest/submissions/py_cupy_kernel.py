@@ -3,12 +3,12 @@ import cupy
 import torch
 
 _KERNEL = cupy.RawKernel(
-    r'''
+    r"""
 extern "C" __global__ void add(const float* a, const float* b, float* c, unsigned long long n) {
     for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
          i += (unsigned long long)blockDim.x * gridDim.x) c[i] = a[i] + b[i];
 }
-''',
+""",
     "add",
 )
 

@@ -1,6 +1,6 @@
 """The runner-client interface: what the core needs of a runner, whatever carries the job there.
 
-The core (`core/`) sees runners only through this module and the wire models of `runner.api`. The backends that
+The core (`core/`) sees runners only through this module and the wire models of `contract.wire`. The backends that
 implement it live together in `runner/clients/`: `local` runs jobs in sandboxed workers on this machine,
 `remote` reaches a runner daemon over its signed HTTP API. A front end (the bot, the CLI, a bench) builds the
 backends it wants and hands them to the core.
@@ -11,40 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from runner.api import JobEvent, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
+from contract.wire import JobEvent, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 
 EventCallback = Callable[[JobEvent], Awaitable[None] | None]
-
-
-class RunnerClientError(Exception):
-    """Base of what a runner backend raises on purpose."""
-
-
-class RunnerRefusedError(RunnerClientError):
-    """A runner cannot take the request as given; the message is safe to show as-is and says what to fix (a
-    runner URL or CA bundle that won't do, a problem module the runner refuses, no GPU where one was asked for)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-class RunnerLostError(RunnerClientError):
-    """A runner answered, but cannot finish the job (it lost the job it had accepted, or broke); the dispatcher
-    counts an attempt and retries."""
-
-
-class RunnerUnavailableError(RunnerClientError):
-    """A runner gave no answer (down, restarting, unreachable) or had no room: nothing says it lost the job.
-
-    `accepted` tells whether the runner already holds the job (follow it again once the runner is back) or never
-    got it (the job goes back to the queue, and this dispatch is not counted as an attempt). The message is for
-    the log: it names the runner, never its address.
-    """
-
-    def __init__(self, message: str, *, accepted: bool) -> None:
-        super().__init__(message)
-        self.accepted = accepted
 
 
 class JobRunner(Protocol):

@@ -1,4 +1,4 @@
-"""Wire models shared by the runner, the worker, the CLI and the bot. Imports pydantic only.
+"""Wire models shared by the runner, the worker, the core, the CLI and the bot. Imports pydantic only.
 
 Everything that crosses a process or network boundary (job requests, progress events, results) is one of
 these models, serialised as JSON.
@@ -15,32 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The names every layer shares are listed once, in runner.names; the models here use them and re-export them.
-from runner.names import DType, Language, Method, Mode, ScoreMetric, SubmissionStatus
+from contract.errors import ErrorCode
+from contract.names import DType, Language, Method, Mode, ScoreMetric, SubmissionStatus
 
 EventType = Literal["accepted", "compiling", "compiled", "test_case", "benchmark_case", "done"]
-ErrorCode = Literal[
-    "bad_request",
-    "unknown_problem",
-    "unsupported_dtype",
-    "syntax_error",
-    "import_error",
-    "missing_solution",
-    "signature_mismatch",
-    "compile_error",
-    "no_gpu",
-    "runtime_error",
-    "wrong_answer",
-    "crashed",
-    "timeout",
-    "implausible_time",
-    "integrity",
-    "internal",
-    "cancelled",
-    "host_busy",
-    "memory_limit",
-    "profiler_unavailable",
-]
 
 MAX_SOURCE_BYTES = 256 * 1024
 
@@ -338,20 +316,8 @@ def arithmetic_mean(values: list[float]) -> float | None:
 
 # -- runner HTTP API (DESIGN §3) ------------------------------------------------------------------------------
 
-# A job in one runner daemon's own queue; the service's job states are `runner.names.JobState`.
+# A job in one runner daemon's own queue; the service's job states are `contract.names.JobState`.
 RunnerJobState = Literal["queued", "running", "done", "cancelled"]
-ApiErrorCode = Literal[
-    "unauthorized",
-    "forbidden",
-    "bad_request",
-    "not_found",
-    "conflict",
-    "queue_full",
-    "payload_too_large",
-    "rate_limited",
-    "unavailable",
-    "internal",
-]
 
 
 class JobAccepted(_Model):
@@ -537,17 +503,6 @@ class ValidateReport(_Model):
     device: str = "unknown"
     checks: list[ValidateCheck] = Field(default_factory=list)
     error: ErrorInfo | None = None
-
-
-class ApiErrorBody(_Model):
-    code: ApiErrorCode
-    message: str
-
-
-class ApiError(_Model):
-    """Every error answer of the runner: `{"error": {"code", "message"}}` with a real HTTP status."""
-
-    error: ApiErrorBody
 
 
 # -- canaries: a fixed set of reference kernels every runner times, so the core can tell when its timing drifts --

@@ -1,7 +1,7 @@
 """The names every layer agrees on, each listed once: dtypes, languages, modes, timing methods, score metrics and
 statuses.
 
-The Literal types are for pydantic (`runner.api` re-exports them) and for discord.py's choices; the tuples, read
+The Literal types are for pydantic (`contract.wire` re-exports them) and for discord.py's choices; the tuples, read
 off the Literals, are for argparse, messages and membership checks. The store's CHECK constraints spell the same
 names in SQL: `tests/store/test_names_in_sql.py` parses the migrations and fails when the two disagree, so a new
 name is added here and in a migration together. `problems/` may not import the runner: its `DTYPES` and
@@ -29,8 +29,12 @@ SubmissionStatus = Literal["passed", "failed", "error"]
 # A submission's status in the store: waiting, being run, or its latest run's verdict.
 StoredStatus = Literal["queued", "running", SubmissionStatus]
 # A job's place in the service's dispatch queue (the store's jobs.state, the API's job events). A runner daemon's
-# own queue has states of its own (`runner.api.RunnerJobState`): a job there is never dispatched, failed or errored.
+# own queue has states of its own (`contract.wire.RunnerJobState`): a job there is never dispatched, failed or errored.
 JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
+# An event of a submission as its owner follows it (core/submission_events.py, the API's event stream, the CLI).
+SubmissionEventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "case", "result"]
+# What a finished case of a running job was: verified, timed, or a profile's step.
+CasePhase = Literal["test", "benchmark", "profile"]
 
 # The one line every front end shows for a case timed with the host's part of each call included
 # (CaseTiming.host_bound; runner/judge/case_protocol.py says when).
@@ -52,7 +56,11 @@ MODE_DESCRIPTIONS: dict[Mode, str] = {
     "profile": "verify, then one case once under Nsight Compute; never ranked",
 }
 DEFAULT_MODE: Mode = "benchmark"
+# The dtype a submission, a board or a starter takes when none is named.
+DEFAULT_DTYPE: DType = "float32"
 JOB_STATES: tuple[JobState, ...] = get_args(JobState)
+SUBMISSION_EVENT_TYPES: tuple[SubmissionEventType, ...] = get_args(SubmissionEventType)
+CASE_PHASES: tuple[CasePhase, ...] = get_args(CasePhase)
 # The order in which a GPU type's queue serves the modes, most urgent first (core/store/jobs.py says why).
 MODE_PRIORITY: tuple[Mode, ...] = ("test", "benchmark", "profile", "ranked")
 METHODS: tuple[Method, ...] = get_args(Method)
