@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -206,6 +206,15 @@ class Watch:
         return cases
 
 
+def _closed(conn: asyncpg.Connection) -> bool:
+    """Whether the listening connection is gone: closed, or taken back by its pool while the store was away (the
+    pool's proxy then refuses every call, `is_closed` included)."""
+    try:
+        return conn.is_closed()
+    except asyncpg.InterfaceError:
+        return True
+
+
 class EventFeed:
     """One process's ear on the store for every stream it serves, so that a quiet stream costs no query:
 
@@ -224,9 +233,13 @@ class EventFeed:
     BACKLOG = 200
     """Moves before the latest that the first poll reads again (a stream woken for nothing reads nothing)."""
 
-    def __init__(self, pool: asyncpg.Pool, poll_s: float = 0.25) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, poll_s: float = 0.25, on_reach: Callable[[bool], None] | None = None
+    ) -> None:
         self._pool = pool
         self.poll_s = poll_s
+        # Told False when the polls stop reaching the store, and True when they reach it again (a CLI says so).
+        self._on_reach = on_reach
         self._conn: asyncpg.Connection | None = None
         self._lock = asyncio.Lock()
         self._watches: dict[int, set[Watch]] = {}
@@ -238,7 +251,7 @@ class EventFeed:
 
     @property
     def listening(self) -> bool:
-        return self._conn is not None and not self._conn.is_closed()
+        return self._conn is not None and not _closed(self._conn)
 
     @property
     def watching(self) -> int:
@@ -295,13 +308,25 @@ class EventFeed:
     async def _poll_moves(self) -> None:
         """Wake the streams whose submissions moved, every `poll_s`, while any stream watches."""
         loop = asyncio.get_running_loop()
+        failed = 0
         while self._watches:
             await asyncio.sleep(self.poll_s)
             try:
                 await self._read_moves(loop.time())
             except STORE_ERRORS as exc:
-                # The streams read their moves on their own meanwhile (fallback_s); the next poll tries again.
-                log.warning("submission events: cannot read the latest moves (%s)", exc)
+                # The streams read their moves on their own meanwhile (fallback_s); the next poll tries again. Said
+                # once an outage, not at every poll: a client that follows its run must not fill its screen.
+                if not failed:
+                    log.warning("submission events: cannot read the latest moves (%s); trying again quietly", exc)
+                    if self._on_reach is not None:
+                        self._on_reach(False)
+                failed += 1
+                continue
+            if failed:
+                log.info("submission events: reading the moves again after %d failed polls", failed)
+                failed = 0
+                if self._on_reach is not None:
+                    self._on_reach(True)
 
     async def _read_moves(self, now: float) -> None:
         assert self._cursor is not None, "set when the poller starts"
@@ -347,7 +372,7 @@ class EventFeed:
         conn, self._conn = self._conn, None
         if conn is None:
             return
-        if not conn.is_closed():
+        if not _closed(conn):
             with contextlib.suppress(*STORE_ERRORS):
                 await conn.remove_listener(CASE_CHANNEL, self._notified)
         await self._release(conn)
