@@ -1,6 +1,9 @@
 """`arena submit --fleet POOL`: store the submission and let the fleet's dispatchers run it on a runner of the
-pool, following it in the store to its result. The CLI holds no runner and signs nothing: it needs the store only,
-and waits out a store that is briefly away, as the dispatchers do.
+pool, following its events to its result. The CLI holds no runner and signs nothing: it needs the store only.
+
+It follows the submission as the API's event stream does (`core.submission_events.follow` over an `EventFeed`): the
+store tells it each move of the job and each case its runner finishes, and nothing polls the job. A store that is
+briefly away is waited out, as the dispatchers wait for it, and the stream resumes after the last event it said.
 """
 
 from __future__ import annotations
@@ -8,51 +11,86 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Callable
 
 import asyncpg
 
+from contract.wire import SubmissionResult
 from core.errors import UserFacingError
 from core.local_submit import LocalRun, LocalSubmission, contests_of, say_receipt
 from core.problems import sync_problem
-from core.progress import describe_place
 from core.results import load_result
 from core.settings import Settings
 from core.store import fleet as fleet_store
-from core.store import jobs, submissions
+from core.store import submissions
 from core.store.outage import STORE_OUTAGE_ERRORS
-from core.submissions import submit
-from contract.wire import SubmissionResult
+from core.submission_events import EventFeed, SubmissionEvent, follow
+from core.submissions import get_submission, submit
 
 log = logging.getLogger(__name__)
 
-POLL_S = 0.5
-ESTIMATE_EVERY_S = 5.0
 # While the store is out of reach, it is tried again after this, doubling up to the bound.
 OUTAGE_RETRY_S = (0.5, 5.0)
 Progress = Callable[[str], None]
-T = TypeVar("T")
+EventSink = Callable[[SubmissionEvent], None]
 
 
-async def _through_outage(read: Callable[[], Awaitable[T]], say: Progress) -> T:
-    """`read()`, tried again while the store is out of reach, as the dispatcher waits for it: the job runs on
-    meanwhile, and its result is stored once the store is back. Says when the wait starts and ends."""
-    delay, since = OUTAGE_RETRY_S[0], None
-    while True:
-        try:
-            value = await read()
-        except STORE_OUTAGE_ERRORS as exc:
-            if since is None:
-                since = time.monotonic()
-                log.warning("the store is out of reach while following a fleet job: %r", exc)
-                say("the store is out of reach; waiting for it (the job runs on, and nothing is lost)")
+class OutageNotice:
+    """Says once when the store goes out of reach and once when it is back, whoever notices first: the event feed's
+    polls or a read of the stream. The job runs on meanwhile, and its result is stored once the store is back."""
+
+    def __init__(self, say: Progress) -> None:
+        self._say = say
+        self._since: float | None = None
+
+    def reach(self, reachable: bool) -> None:
+        if not reachable and self._since is None:
+            self._since = time.monotonic()
+            self._say("the store is out of reach; waiting for it (the job runs on, and nothing is lost)")
+        elif reachable and self._since is not None:
+            self._say(f"the store is back after {time.monotonic() - self._since:.0f} s")
+            self._since = None
+
+    async def wait_for_store(self, pool: asyncpg.Pool, submission_id: int) -> None:
+        """Wait until the store answers again, as the dispatcher waits for it."""
+        self.reach(False)
+        delay = OUTAGE_RETRY_S[0]
+        while True:
             await asyncio.sleep(delay)
-            delay = min(2 * delay, OUTAGE_RETRY_S[1])
-            continue
-        if since is not None:
-            say(f"the store is back after {time.monotonic() - since:.0f} s")
-        return value
+            try:
+                await submissions.get_submission(pool, submission_id)
+            except STORE_OUTAGE_ERRORS:
+                delay = min(2 * delay, OUTAGE_RETRY_S[1])
+                continue
+            self.reach(True)
+            return
+
+
+async def follow_to_result(
+    pool: asyncpg.Pool, submission_id: int, on_event: EventSink, say: Progress
+) -> SubmissionResult:
+    """Tell `on_event` each event of the submission, as the store pushes them, up to its `result`; the stored
+    result. Each event is told once: after an outage the stream resumes after the last kept event."""
+    notice = OutageNotice(say)
+    feed = EventFeed(pool, on_reach=notice.reach)
+    after: int | None = None
+    try:
+        while True:
+            try:
+                async for event in follow(pool, submission_id, after, feed=feed):
+                    if event.id is not None:
+                        after = event.id
+                    on_event(event)
+                    if event.type == "result" and event.result is not None:
+                        notice.reach(True)
+                        return event.result
+                # Resumed after its end (the result was said before the outage): the store has the result.
+                return await load_result(pool, await get_submission(pool, submission_id))
+            except STORE_OUTAGE_ERRORS as exc:
+                log.warning("the store is out of reach while following submission %d: %r", submission_id, exc)
+                await notice.wait_for_store(pool, submission_id)
+    finally:
+        await feed.close()
 
 
 async def submit_to_fleet(
@@ -61,11 +99,12 @@ async def submit_to_fleet(
     local: LocalSubmission,
     gpu_type: str,
     say: Progress,
+    on_event: EventSink,
     progress: LocalRun | None = None,
 ) -> tuple[int, SubmissionResult]:
-    """Queue the submission for the pool `gpu_type` and wait for its result; the submission id and the result.
-    Says the queue place and start estimate as they change, and the runner once one takes the job. Cancelling
-    the caller withdraws the submission."""
+    """Queue the submission for the pool `gpu_type` and follow it to its result; the submission id and the result.
+    Each event goes to `on_event` (the front end renders it); `say` gets what this flow itself has to say (a
+    ranked run's contests, a store outage). Cancelling the caller withdraws the submission."""
     if gpu_type not in await fleet_store.pool_types(pool):
         pools = ", ".join(await fleet_store.pool_types(pool)) or "none yet"
         raise UserFacingError(
@@ -78,35 +117,11 @@ async def submit_to_fleet(
     progress.submission_id = receipt.submission_id
     if local.mode == "ranked":
         await say_receipt(pool, receipt.submission_id, say)
-    said = ""
-    estimated_at = -ESTIMATE_EVERY_S
-    loop = asyncio.get_running_loop()
     try:
-        while True:
-            job = await _through_outage(lambda: jobs.get_job(pool, receipt.job_id), say)
-            assert job is not None
-            if job.state in jobs.FINAL_STATES:
-                break
-            if job.state == "queued":
-                # The place reads up to jobs.PLACE_CAP waiting users per part: not at every poll.
-                if loop.time() - estimated_at < ESTIMATE_EVERY_S and said.startswith("queued"):
-                    await asyncio.sleep(POLL_S)
-                    continue
-                estimated_at = loop.time()
-                estimate = await _through_outage(lambda: jobs.start_estimate(pool, receipt.job_id), say)
-                start = f", starts in ~{estimate.start_in_s:.0f} s" if estimate.start_in_s is not None else ""
-                line = f"queued for pool {gpu_type} at place {describe_place(estimate.position)}{start}"
-            else:
-                line = f"{job.state} on runner {job.runner} (attempt {job.attempts})"
-            if line != said:
-                say(line)
-                said = line
-            await asyncio.sleep(POLL_S)
+        result = await follow_to_result(pool, receipt.submission_id, on_event, say)
     except asyncio.CancelledError:
         await progress.withdraw(pool, receipt.submission_id, receipt.job_id)
         raise
-    sub = await _through_outage(lambda: submissions.get_submission(pool, receipt.submission_id), say)
-    assert sub is not None
     if local.mode == "ranked":
-        progress.contests = await _through_outage(lambda: contests_of(pool, receipt.submission_id), say)
-    return receipt.submission_id, await _through_outage(lambda: load_result(pool, sub), say)
+        progress.contests = await contests_of(pool, receipt.submission_id)
+    return receipt.submission_id, result

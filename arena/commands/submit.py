@@ -204,12 +204,15 @@ def _run_on_fleet(
 ) -> tuple[SubmissionResult, ContestEntries | None]:
     """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
     The service's measurement settings apply (the runner's), not the timing options of this command."""
+    from api.submission_models import SubmissionEventView
+    from arena.submission_phases import SubmissionPhases
     from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
     from core.fleet_submit import submit_to_fleet
     from core.local_submit import LocalRun, LocalSubmission
     from core.problems import ProblemSpec
     from core.settings import RateLimitSettings, Settings
     from core.store.pool import open_store
+    from core.submission_events import SubmissionEvent
 
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
@@ -222,9 +225,14 @@ def _run_on_fleet(
     settings = Settings().model_copy(update={"rate": RateLimitSettings(**big)})
     progress = LocalRun()
 
+    phases = SubmissionPhases(args.fleet)
+
+    def said(event: SubmissionEvent) -> None:
+        phases.event(SubmissionEventView.of(event))
+
     async def queued() -> tuple[int, SubmissionResult]:
         async with open_store(settings.store) as store:
-            return await submit_to_fleet(store.pool, settings, local, args.fleet, _say, progress)
+            return await submit_to_fleet(store.pool, settings, local, args.fleet, _say, said, progress)
 
     try:
         submission_id, result = asyncio.run(queued())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,10 @@ async def test_arena_submit_fleet_runs_on_a_joined_runner(pool: asyncpg.Pool, db
         example = str(EXAMPLES / "vector_add.py")
         done = await asyncio.to_thread(arena_submit, db_dsn, "vector_add", example, "--mode", "test", "--fleet", "cpu")
         assert done.returncode == 0, done.stderr + fleet.logs()
-        assert "on the fleet's `cpu` pool" in done.stderr and "on runner cli-runner" in done.stderr
+        assert "on the fleet's `cpu` pool" in done.stderr
+        # The run's events, as the store told them: the runner that took it, then each case as `--server` says it.
+        assert "running on runner cli-runner (attempt 1)" in done.stderr, done.stderr
+        assert re.search(r"^  test 1/\d+ .+: ok$", done.stderr, re.M), done.stderr
         assert "passed" in done.stdout
         row = await pool.fetchrow("SELECT runner, status FROM submissions ORDER BY id DESC LIMIT 1")
         assert dict(row) == {"runner": "cli-runner", "status": "passed"}
