@@ -17,7 +17,7 @@ scripts/setup.sh
 # shellcheck disable=SC1091
 . .venv/bin/activate
 ruff check .
-# One process by default. ARENA_TEST_WORKERS=2 runs two (pytest-xdist): 18 minutes instead of 28 on a 2-core machine,
-# but the judged runs of one worker then time their cases beside the other's load, and the runner answers some of
-# them `host_busy` (measured again, three times at most) where a test expects a verdict.
+# One process by default. ARENA_TEST_WORKERS=2 runs two (pytest-xdist, add --dist loadfile): on a 2-core machine it
+# saves 3 % (38:55 against 40:09, bench/results/ci_time_breakdown.txt), since the suite is bound by CPU, and the
+# judged runs of one worker then time their cases beside the other's load.
 python -m pytest -n "${ARENA_TEST_WORKERS:-0}" "${marker[@]}" "$@"
