@@ -1,15 +1,20 @@
 """The project's import graph, read from the source (every import, at the top or inside a function): what the
-architecture tests walk."""
+architecture tests walk.
+
+Each module's imports are read once per test session: the walks of hundreds of parametrised tests share them (the
+source does not change while the tests run)."""
 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_PACKAGES = ("contract", "runner", "problems", "bot", "arena", "core", "web", "api")
 
 
+@cache
 def module_file(name: str) -> Path | None:
     base = ROOT.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
@@ -29,7 +34,8 @@ def modules_under(package: str) -> list[str]:
     return names
 
 
-def direct_imports(name: str) -> set[str]:
+@cache
+def direct_imports(name: str) -> frozenset[str]:
     """Every project module `name` imports, at the top or inside a function (`from a import b` counts a.b when
     b is a module; a relative import is resolved against the package)."""
     path = module_file(name)
@@ -46,7 +52,7 @@ def direct_imports(name: str) -> set[str]:
                 base = ".".join([*anchor, base] if base else anchor)
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names if module_file(f"{base}.{a.name}"))
-    return {m for m in found if m.split(".")[0] in PROJECT_PACKAGES and module_file(m)}
+    return frozenset(m for m in found if m.split(".")[0] in PROJECT_PACKAGES and module_file(m))
 
 
 def import_closure(*start: str) -> set[str]:
