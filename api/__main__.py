@@ -20,11 +20,11 @@ from contract.runner_client import JobRunner
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings, sweep_silent
-from core.fleet_view import FleetView, RunnerFactory
+from core.fleet.view import FleetView, RunnerFactory
 from core.store.fleet import LiveRunner
 from core.store.outage import STORE_ERRORS
 from core.store.pool import open_store
-from core.submission_events import case_publisher
+from core.submit.events import case_publisher
 from runner.clients.remote import fleet_runner
 
 log = logging.getLogger(__name__)

@@ -47,7 +47,7 @@ from contract.wire import (
 )
 from core import fleet
 from core.fleet import FleetAuthError, JoinRefusedError, PoolMismatchError, RunnerGoneError
-from core.fleet_canary import record_canary
+from core.fleet.canary import record_canary
 from core.server_logs import quiet_malformed_requests
 from core.store import fleet as fleet_store
 from core.store.outage import STORE_OUTAGE_ERRORS

@@ -1,6 +1,6 @@
 """GET /v1/submissions/{id}/events: a submission's events as Server-Sent Events, for its author (scope read).
 
-Every event comes from the store (`core.submission_events`), so any replica of the API serves any submission, and
+Every event comes from the store (`core.submit.events`), so any replica of the API serves any submission, and
 a follower that lost its connection sends `Last-Event-ID` (or `?after=`, for clients that cannot set headers) and
 gets exactly the kept events after that one: none lost, none repeated. Each event is
 
@@ -28,8 +28,8 @@ from api.problems_json import ProblemError, openapi_problem_responses
 from api.public_subs import SUBMISSION_ID, submission_id
 from api.submission_models import SubmissionEventView
 from api.user_auth import authenticate
-from core.submission_events import EventFeed, FollowPace, SubmissionEvent, follow
-from core.submissions import get_submission
+from core.submit.events import EventFeed, FollowPace, SubmissionEvent, follow
+from core.submit.intake import get_submission
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """POST /v1/submissions: a competitor's upload, taken as `/submit` takes it in Discord.
 
 The same checks (extension, size, UTF-8, problem, dtype, mode, the GPU pool), through the same core call
-(`core.service.ArenaService.submit`) under the token owner's identity: one quota, the rate-limit buckets of their
+(`core.submit.service.ArenaService.submit`) under the token owner's identity: one quota, the rate-limit buckets of their
 Discord runs. The submission and its queued job are stored before the 202 answers with its id and queue place.
 
 The body is `multipart/form-data` with the fields `problem`, `file` (the source, with its file name), and optional
@@ -27,10 +27,10 @@ from api.submission_models import SubmissionAccepted
 from api.user_auth import authenticate
 from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DTYPES, MODES, DType, Mode
 from contract.wire import MAX_SOURCE_BYTES
-from core.service import ArenaService
 from core.store import fleet as fleet_store
-from core.submissions import parse_dtype, parse_mode
-from core.uploads import check_declared
+from core.submit.intake import parse_dtype, parse_mode
+from core.submit.service import ArenaService
+from core.submit.uploads import check_declared
 
 SERVICE = web.AppKey("submit_service", ArenaService)
 # A text field (a slug, a dtype) is short; anything longer is not one.

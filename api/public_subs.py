@@ -4,7 +4,7 @@
 - `GET /v1/submissions/{id}/code`: its source;
 - `GET /v1/submissions?problem=&before=&limit=`: the caller's submissions, newest first, a page at a time;
 - `DELETE /v1/submissions/{id}` (scope submit): its author withdraws it before it finished, as Ctrl-C on a local
-  `arena submit` does (`core.local_submit.withdraw_submission`): its job ends `failed`, the submission `failed` with
+  `arena submit` does (`core.submit.local.withdraw_submission`): its job ends `failed`, the submission `failed` with
   the error code `cancelled`, and no dispatcher runs it again. A submission that had finished is `409
   submission_finished`.
 
@@ -34,10 +34,10 @@ from api.submission_models import (
 from api.user_auth import authenticate
 from core.browse import submission_detail
 from core.contests.entry import ContestEntries, submission_entries
-from core.local_submit import withdraw_submission
 from core.problems import require_problem
 from core.store import jobs, submission_feed
-from core.submissions import get_submission as stored_submission
+from core.submit.intake import get_submission as stored_submission
+from core.submit.local import withdraw_submission
 
 POOL = web.AppKey("subs_pool", asyncpg.Pool)
 DEFAULT_PAGE = 20

@@ -25,7 +25,7 @@ from contract.names import (
 from contract.wire import CaseTiming, SubmissionResult
 from core.contests.entry import ContestEntries
 from core.store.submissions import Submission
-from core.submission_events import CaseProgress, SubmissionEvent
+from core.submit.events import CaseProgress, SubmissionEvent
 
 
 class _Wire(BaseModel):

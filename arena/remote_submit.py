@@ -29,7 +29,7 @@ from arena.submission_phases import SubmissionPhases
 from contract.wire import SubmissionResult
 from core.contests.entry import ContestEntries
 from core.errors import CancelledByUserError, UserFacingError
-from core.uploads import check_upload
+from core.submit.uploads import check_upload
 
 # How long Ctrl-C waits for the server to confirm the cancel before saying it could not.
 CANCEL_TIMEOUT_S = 10.0

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from contract.wire import ErrorInfo, JobEvent, ProfileReport, SubmissionResult
-from core import profile_view
-from core.output_view import output_text
-from core.result_view import CASE_HEADERS, case_rate, case_rows, summary, timing_caveat
-from core.result_view import format_duration_us as format_duration_us  # the commands format figures the same way
-from core.result_view import format_rate as format_rate
+from core.views import profile as profile_view
+from core.views.output import output_text
+from core.views.result import CASE_HEADERS, case_rate, case_rows, summary, timing_caveat
+from core.views.result import format_duration_us as format_duration_us  # the commands format figures the same way
+from core.views.result import format_rate as format_rate
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
@@ -73,7 +73,7 @@ def render_error(error: ErrorInfo) -> str:
 
 def render_profile(report: ProfileReport) -> list[str]:
     """A profile's two kernel tables, its summary and the files that came with it (figures formatted by
-    `core.profile_view`, as the Discord embed's are)."""
+    `core.views.profile`, as the Discord embed's are)."""
     if not report.kernels:
         return [profile_view.NO_KERNELS, f"files: {profile_view.artifact_list(report)}"]
     rows = profile_view.kernel_rows(report)
@@ -103,7 +103,7 @@ def result_data_types(slug: str, dtype: str) -> str:
 
 
 def render_result(result: SubmissionResult) -> str:
-    """The results table and summary for a finished job (its figures formatted by `core.result_view`), or the
+    """The results table and summary for a finished job (its figures formatted by `core.views.result`), or the
     profile of a job of mode `profile`."""
     dtype = result_data_types(result.problem_slug, result.dtype)
     lines = [f"{result.problem_slug} · {dtype} · {result.language} · {result.mode} · {result.device}"]

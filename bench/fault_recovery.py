@@ -51,7 +51,7 @@ from core.dispatch import Dispatcher, RunnerPool  # noqa: E402
 from core.settings import DispatchSettings  # noqa: E402
 from core.store import jobs  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
-from core.submissions import SubmitReceipt, submit  # noqa: E402
+from core.submit.intake import SubmitReceipt, submit  # noqa: E402
 from runner.clients.http import RunnerClient  # noqa: E402
 from runner.clients.remote import RemoteRunner  # noqa: E402
 from tests.store.faults import PostgresUnderTest, RunnerDouble  # noqa: E402

@@ -32,7 +32,7 @@ Phase 1, throughput (`--window` seconds once every runner is live and `--warmup`
 
 Phase 2, a light user beside a heavy one (`--light-window` seconds): a heavy user's `test` jobs are kept at
 `--heavy-queued` queued (topped up in bulk every 0.2 s), and a light user submits one `test` job every
-`--light-every` seconds (± 50 %) through the submit path (`core.submissions.submit`). A light job's wait is from
+`--light-every` seconds (± 50 %) through the submit path (`core.submit.intake.submit`). A light job's wait is from
 its `created_at` (the submit transaction) to its `dispatched_at`; the goal is that it starts within one job
 duration: every runner frees its slot within `--job-ms + --jitter-ms`, and the light user's job, whose user waited
 longest, takes the first slot that frees.
@@ -75,8 +75,8 @@ from core.store import jobs  # noqa: E402
 from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
-from core.submissions import SubmitRequest, submit  # noqa: E402
-from core.uploads import check_upload  # noqa: E402
+from core.submit.intake import SubmitRequest, submit  # noqa: E402
+from core.submit.uploads import check_upload  # noqa: E402
 
 DATABASE = "arena_bench_fleet"
 POOL = "cpu"

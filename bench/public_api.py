@@ -68,7 +68,7 @@ from core.store import jobs  # noqa: E402
 from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
-from core.submission_events import case_publisher  # noqa: E402
+from core.submit.events import case_publisher  # noqa: E402
 from core.tokens import create_token  # noqa: E402
 
 DATABASE = "arena_bench_public_api"

@@ -44,8 +44,8 @@ from core.store import podium_checks  # noqa: E402
 from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
-from core.submissions import SubmitRequest, submit  # noqa: E402
-from core.uploads import check_upload  # noqa: E402
+from core.submit.intake import SubmitRequest, submit  # noqa: E402
+from core.submit.uploads import check_upload  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
 from runner.gpus import GPU_MODELS, gpu_type_for  # noqa: E402
 from runner.protocol import protocol_version  # noqa: E402

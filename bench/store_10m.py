@@ -29,10 +29,10 @@ again afterwards from the definitions the migrations gave them (checked to be th
 - a board's top 20 (`core.leaderboard.get_leaderboard`, and `core.browse.leaderboard_page` with the caller's
   own row, as the bot's `/leaderboard` reads it) and a user's rank (`core.leaderboard.get_rank`), p50/p95/p99;
 - the web pages (`web.app.create_app` on a loopback port, whole HTTP requests with rendering);
-- `core.service.ArenaService.submit` (what the bot's `/submit` and the API do before they answer: the checks, the
+- `core.submit.service.ArenaService.submit` (what the bot's `/submit` and the API do before they answer: the checks, the
   rate limit, the insert, the job's place in the fair queue with the dispatchers' wake-up, the user's rank before a
-  ranked run, and the start estimate; concurrent requests stored in batches, `core.submit_batch`) from concurrent
-  callers, and `core.submissions.submit` alone (the store's part, one request a statement; the CLI's path):
+  ranked run, and the start estimate; concurrent requests stored in batches, `core.submit.batch`) from concurrent
+  callers, and `core.submit.intake.submit` alone (the store's part, one request a statement; the CLI's path):
   submissions a second, and the batches' sizes. The submissions it adds are deleted afterwards, so a reused store
   measures the same; the queue they leave behind grows to --submits jobs, a burst no runner drains.
 Goals on a 2-core machine: board queries p95 <= 5 ms, web pages p95 <= 200 ms, submit >= 1,000/s.
@@ -70,14 +70,14 @@ from core.errors import MigrationError  # noqa: E402
 from core.leaderboard import get_leaderboard, get_rank  # noqa: E402
 from core.moderation import Actor  # noqa: E402
 from core.problems import ProblemSpec, sync_problem  # noqa: E402
-from core.service import ArenaService  # noqa: E402
 from core.settings import RateLimitSettings, Settings  # noqa: E402
 from core.store import leaderboard  # noqa: E402
 from core.store.embedded import EmbeddedPostgres, start_embedded  # noqa: E402
 from core.store.migrate import discover, migrate  # noqa: E402
 from core.store.pool import create_pool  # noqa: E402
-from core.submissions import SubmitRequest, submit  # noqa: E402
-from core.uploads import check_upload  # noqa: E402
+from core.submit.intake import SubmitRequest, submit  # noqa: E402
+from core.submit.service import ArenaService  # noqa: E402
+from core.submit.uploads import check_upload  # noqa: E402
 from problems.registry import builtin_problems  # noqa: E402
 from runner.gpus import GPU_MODELS  # noqa: E402
 from web.app import create_app  # noqa: E402

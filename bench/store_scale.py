@@ -39,8 +39,8 @@ from core.store import leaderboard  # noqa: E402
 from core.store.embedded import start_embedded  # noqa: E402
 from core.store.migrate import migrate  # noqa: E402
 from core.store.pool import create_pool, with_database  # noqa: E402
-from core.submissions import SubmitRequest, submit  # noqa: E402
-from core.uploads import check_upload  # noqa: E402
+from core.submit.intake import SubmitRequest, submit  # noqa: E402
+from core.submit.uploads import check_upload  # noqa: E402
 
 GPUS = (("h100", 0.5), ("a100", 0.3), ("l4", 0.2))
 DTYPES = (("float32", 0.6), ("float16", 0.25), ("bfloat16", 0.15))

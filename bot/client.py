@@ -36,9 +36,9 @@ from core.contests import GpuCatalog
 from core.dispatch import Dispatcher
 from core.problems import ProblemSpec, sync_problem
 from core.progress import ProgressHub
-from core.service import ArenaService
 from core.store.pool import open_store
-from core.submission_events import case_publisher
+from core.submit.events import case_publisher
+from core.submit.service import ArenaService
 from problems.registry import builtin_problems
 from runner.gpus import GPU_MODELS
 

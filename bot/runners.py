@@ -20,7 +20,7 @@ from contract.wire import HealthInfo
 from core.dispatch import RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings
-from core.fleet_view import FleetView
+from core.fleet.view import FleetView
 from core.store import fleet as fleet_store
 from core.store.fleet import LiveRunner
 from runner.clients.http import RunnerConfigError, RunnerError

@@ -21,9 +21,9 @@ from bot.ui.embeds import RankChange, SubmissionHeader, render_announcement, ren
 from bot.ui.results import ResultMessage, as_files, result_message
 from contract.wire import SubmissionResult
 from core.progress import EditThrottle, ProgressHub, ProgressState, Subscription
-from core.service import ArenaService, JobProgress, Outcome, SubmitTicket
 from core.store.jobs import FINAL_STATES
 from core.store.outage import STORE_OUTAGE_ERRORS
+from core.submit.service import ArenaService, JobProgress, Outcome, SubmitTicket
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ StoredStatus = Literal["queued", "running", SubmissionStatus]
 # A job's place in the service's dispatch queue (the store's jobs.state, the API's job events). A runner daemon's
 # own queue has states of its own (`contract.wire.RunnerJobState`): a job there is never dispatched, failed or errored.
 JobState = Literal["queued", "dispatched", "running", "done", "failed", "error"]
-# An event of a submission as its owner follows it (core/submission_events.py, the API's event stream, the CLI).
+# An event of a submission as its owner follows it (core/submit/events.py, the API's event stream, the CLI).
 SubmissionEventType = Literal["submitted", "queue", "dispatched", "running", "requeued", "case", "result"]
 # What a finished case of a running job was: verified, timed, or a profile's step.
 CasePhase = Literal["test", "benchmark", "profile"]

@@ -397,7 +397,7 @@ class HealthInfo(_Model):
     torch_loaded: bool = Field(description="whether the daemon process itself imported torch (it must not)")
 
 
-# -- the fleet: what a runner tells the core's API service when it joins its pool (api/, core/fleet.py) ----------
+# -- the fleet: what a runner tells the core's API service when it joins its pool (api/, core/fleet/) ---
 
 
 class GpuHardware(_Model):

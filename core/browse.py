@@ -25,7 +25,7 @@ from core.settings import RateLimitSettings
 from core.store import jobs, leaderboard, problems, submissions, users
 from core.store.leaderboard import BoardRow
 from core.store.problems import ProblemVersion
-from core.submissions import MODES, get_submission
+from core.submit.intake import MODES, get_submission
 from problems.base import Problem
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
 from problems.registry import builtin_problems, canonical_slug

@@ -18,7 +18,7 @@ from core.results import refresh_board
 from core.store import jobs, leaderboard, moderation, problems, submissions, users
 from core.store.moderation import AuditEntry, Ban
 from core.store.pool import Conn
-from core.submissions import get_submission
+from core.submit.intake import get_submission
 
 log = logging.getLogger(__name__)
 

@@ -210,7 +210,7 @@ def test_the_problems_lists_equal_the_one_list() -> None:
 
 
 def test_each_method_and_mode_has_its_text() -> None:
-    from core.result_view import METHOD_LABELS
+    from core.views.result import METHOD_LABELS
 
     assert tuple(METHOD_LABELS) == names.METHODS
     assert tuple(names.MODE_DESCRIPTIONS) == names.MODES

@@ -1,6 +1,6 @@
 """The pages: pure functions from core data to HTML documents (`web.html` escapes every string they put in).
 
-The figures come from `core.result_view`, as the bot's and the CLI's do, so that a result shows the same digits
+The figures come from `core.views.result`, as the bot's and the CLI's do, so that a result shows the same digits
 wherever it is read.
 
 Kept as one module: pure functions, one per page, over one set of shared fragments (headers, tables, charts); what
@@ -21,7 +21,10 @@ from core.contests.views import HistoryLine, RatingCard
 from core.leaderboard import LANGUAGES, OLDER_PROTOCOL_MARK, older_protocol, older_protocol_note
 from core.public import PlayerProfile, ProblemBoard, PublicContest, PublicSubmission, RatingPage
 from core.rating import Rating, conservative_rating
-from core.result_view import (
+from core.store.contests import BoardCell, RatedUser
+from core.store.leaderboard import ANY_LANGUAGE
+from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
+from core.views.result import (
     CASE_HEADERS,
     case_rows,
     format_duration_us,
@@ -30,9 +33,6 @@ from core.result_view import (
     summary,
     timing_caveat,
 )
-from core.store.contests import BoardCell, RatedUser
-from core.store.leaderboard import ANY_LANGUAGE
-from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
 from web.html import Html, esc, join, link, page, path_with, prose, table
 
 T = TypeVar("T")

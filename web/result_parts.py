@@ -5,7 +5,7 @@ decides what they may see: their own runs, private ones included (a test, a benc
 and what the solution printed; anyone else's only as the reveal rules allow (contest code once its contest ended).
 What nobody signed in may read falls back to the public page (`web.pages.submission_page`, `core.public`).
 
-The figures come from `core.result_view`, `core.profile_view` and `core.output_view`, as the CLI's and the bot's
+The figures come from `core.views.result`, `core.views.profile` and `core.views.output`, as the CLI's and the bot's
 do, so that one result shows the same digits wherever it is read.
 """
 
@@ -23,10 +23,10 @@ from api.submission_models import SubmissionCode, SubmissionView
 from contract.wire import SubmissionResult
 from core.charts import render_roofline_png
 from core.errors import SubmissionNotFoundError
-from core.output_view import output_sections
-from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS, kernel_rows
-from core.profile_view import summary as profile_summary
-from core.result_view import CASE_HEADERS, case_rows, method_label, summary, timing_caveat
+from core.views.output import output_sections
+from core.views.profile import LAUNCH_HEADERS, TRAFFIC_HEADERS, kernel_rows
+from core.views.profile import summary as profile_summary
+from core.views.result import CASE_HEADERS, case_rows, method_label, summary, timing_caveat
 from runner.gpus import spec_for
 from web.api_proxy import proxy_of
 from web.html import Html, esc, join, link, page, prose, table

@@ -15,7 +15,7 @@ from arena.store_command import json_store_command, print_json
 from core import fleet
 from core.errors import UserFacingError
 from core.fleet import GPU_TYPE_PATTERN, FleetSettings
-from core.fleet_canary import rerun_flagged
+from core.fleet.canary import rerun_flagged
 from core.moderation import Actor
 from core.settings import Settings
 from core.store import fleet as fleet_store

@@ -17,13 +17,13 @@ from arena.render import ProgressPrinter, render_contests, render_result, result
 from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
 from contract.wire import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
 from core.errors import CancelledByUserError, UserFacingError
-from core.uploads import Upload, check_upload
+from core.submit.uploads import Upload, check_upload
 from problems.base import DTYPES, Problem
 from problems.catalog import data_types
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
-    from core.local_submit import LocalRun
+    from core.submit.local import LocalRun
     from runner.clients.http import RunnerClient
 
 # How long Ctrl-C waits for a remote runner to confirm that it cancelled the job.
@@ -160,9 +160,9 @@ def _run_recorded(
     the result, and for a ranked run what it counts for."""
     try:
         from core.errors import USER_FACING, KernelArenaError, MigrationError, RunnerClientError, StoreUnavailableError
-        from core.local_submit import LocalRun, LocalSubmission, submit_and_wait
         from core.problems import ProblemSpec
         from core.settings import RateLimitSettings, Settings
+        from core.submit.local import LocalRun, LocalSubmission, submit_and_wait
         from runner.clients.local import LocalRunner, detect_gpu_type
     except ImportError as exc:
         raise UserFacingError(
@@ -207,12 +207,12 @@ def _run_on_fleet(
     from api.submission_models import SubmissionEventView
     from arena.submission_phases import SubmissionPhases
     from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
-    from core.fleet_submit import submit_to_fleet
-    from core.local_submit import LocalRun, LocalSubmission
+    from core.fleet.submit import submit_to_fleet
     from core.problems import ProblemSpec
     from core.settings import RateLimitSettings, Settings
     from core.store.pool import open_store
-    from core.submission_events import SubmissionEvent
+    from core.submit.events import SubmissionEvent
+    from core.submit.local import LocalRun, LocalSubmission
 
     local = LocalSubmission(
         problem=ProblemSpec.builtin(problem),
@@ -341,7 +341,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def save_artifacts(report: ProfileReport, folder: Path) -> list[Path]:
     """Write a profile's files (profile.txt, profile.ncu-rep, the PTX and SASS) into `folder`."""
-    from core.profile_view import artifact_file_name, decode_artifact
+    from core.views.profile import artifact_file_name, decode_artifact
 
     try:
         folder.mkdir(parents=True, exist_ok=True)

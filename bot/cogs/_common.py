@@ -20,7 +20,7 @@ from core.contests import views as contest_views
 from core.errors import BadUploadError
 from core.members import actor, external_id
 from core.moderation import Actor
-from core.uploads import check_declared
+from core.submit.uploads import check_declared
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

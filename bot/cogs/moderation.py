@@ -30,10 +30,11 @@ from bot.ui.embeds import render_notice
 from bot.ui.moderation import render_admission, render_audit, render_published, render_runners
 from bot.ui.views import ConfirmView
 from contract.names import DType
-from core import browse, contests, fleet_canary, moderation
+from core import browse, contests, moderation
 from core.admission import Candidate, check_problem_attachment, examine_problem, publish_problem
 from core.contests.input import parse_list, parse_targets, parse_when
 from core.errors import InvalidOptionError
+from core.fleet import canary as fleet_canary
 from core.members import ban_member, external_id
 from core.rejudge import rejudge_board
 from runner.gpus import GPU_MODELS

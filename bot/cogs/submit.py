@@ -19,8 +19,8 @@ from bot.cogs._common import (
     read_attachment,
 )
 from bot.ui.embeds import SubmissionHeader, render_receipt
-from core.submissions import parse_mode
-from core.uploads import check_declared
+from core.submit.intake import parse_mode
+from core.submit.uploads import check_declared
 
 if TYPE_CHECKING:
     from bot.client import ArenaBot

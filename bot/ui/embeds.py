@@ -13,7 +13,8 @@ import discord
 from contract.wire import CaseTiming, JobEvent, SubmissionResult, TestOutcome
 from core.contests.entry import ContestEntries, receipt_line
 from core.progress import ProgressState, describe_place, describe_start
-from core.result_view import (
+from core.submit.service import SubmitTicket
+from core.views.result import (
     CASE_HEADERS,
     case_rate,
     case_rows,
@@ -22,8 +23,7 @@ from core.result_view import (
     summary,
     timing_caveat,
 )
-from core.result_view import format_rate as format_rate  # the other embeds format rates the same way
-from core.service import SubmitTicket
+from core.views.result import format_rate as format_rate  # the other embeds format rates the same way
 from runner.gpus import GpuSpec
 
 TITLE_LIMIT = 256
@@ -145,7 +145,7 @@ def _peak_percent(timing: CaseTiming, result: SubmissionResult, spec: GpuSpec | 
 
 
 def case_table(result: SubmissionResult, spec: GpuSpec | None) -> str:
-    """A fixed-width table of the timed cases, for a code block: the CLI's figures (`core.result_view`), and the
+    """A fixed-width table of the timed cases, for a code block: the CLI's figures (`core.views.result`), and the
     share of the GPU's peak."""
     rows = [(*CASE_HEADERS, "of peak")]
     for t, row in zip(result.timings, case_rows(result), strict=True):

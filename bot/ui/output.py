@@ -8,7 +8,7 @@ import discord
 
 from bot.ui.embeds import FIELD_LIMIT, clip, escape_code, fit
 from contract.wire import SubmissionResult
-from core.output_view import output_text
+from core.views.output import output_text
 
 OUTPUT_FILE = "output.txt"
 OUTPUT_FIELD = "What the solution printed"

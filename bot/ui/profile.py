@@ -1,6 +1,6 @@
 """The final message of a profile (mode `profile`): the summary, one field per kernel, and the profile's files.
 
-Every figure comes from `core.profile_view`, as the CLI's do. The files are the roofline chart and the profile's
+Every figure comes from `core.views.profile`, as the CLI's do. The files are the roofline chart and the profile's
 artifacts (the full text report, the .ncu-rep, the PTX and SASS), decoded, as many as fit in one message.
 """
 
@@ -22,7 +22,7 @@ from bot.ui.embeds import (
     fit,
 )
 from contract.wire import ProfileReport, SubmissionResult
-from core import profile_view
+from core.views import profile as profile_view
 
 # The runner sends its top kernels (five); a field each keeps the embed far from Discord's 25.
 KERNEL_FIELDS = 5

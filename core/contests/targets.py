@@ -29,7 +29,7 @@ from core.errors import ContestError, InvalidOptionError
 from core.problems import shown
 from core.store import contests
 from core.store.contests import Target
-from core.submissions import DTYPES
+from core.submit.intake import DTYPES
 
 START_WARNING_LEAD = timedelta(hours=1)
 """How long before its start a contest with a target no runner serves is warned about again."""

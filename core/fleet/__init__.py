@@ -6,6 +6,9 @@ its own (`join`), registers the address where dispatchers reach it and its hardw
 hardware that is not the pool's), and sends a heartbeat every `heartbeat_s`. One not heard from for
 `heartbeat_timeout_s` leaves its pool (`sweep_silent`). The API service (`api/`) calls these functions; runners
 never touch the database.
+
+The package's other modules: `view` (what a dispatcher sees of the fleet), `canary` (the runners' canaries and the
+flags they raise), `submit` (`arena submit --fleet`).
 """
 
 from __future__ import annotations

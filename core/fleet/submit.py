@@ -1,7 +1,7 @@
 """`arena submit --fleet POOL`: store the submission and let the fleet's dispatchers run it on a runner of the
 pool, following its events to its result. The CLI holds no runner and signs nothing: it needs the store only.
 
-It follows the submission as the API's event stream does (`core.submission_events.follow` over an `EventFeed`): the
+It follows the submission as the API's event stream does (`core.submit.events.follow` over an `EventFeed`): the
 store tells it each move of the job and each case its runner finishes, and nothing polls the job. A store that is
 briefly away is waited out, as the dispatchers wait for it, and the stream resumes after the last event it said.
 """
@@ -17,15 +17,15 @@ import asyncpg
 
 from contract.wire import SubmissionResult
 from core.errors import UserFacingError
-from core.local_submit import LocalRun, LocalSubmission, contests_of, say_receipt
 from core.problems import sync_problem
 from core.results import load_result
 from core.settings import Settings
 from core.store import fleet as fleet_store
 from core.store import submissions
 from core.store.outage import STORE_OUTAGE_ERRORS
-from core.submission_events import EventFeed, SubmissionEvent, follow
-from core.submissions import get_submission, submit
+from core.submit.events import EventFeed, SubmissionEvent, follow
+from core.submit.intake import get_submission, submit
+from core.submit.local import LocalRun, LocalSubmission, contests_of, say_receipt
 
 log = logging.getLogger(__name__)
 

@@ -255,7 +255,7 @@ class NewRow:
 
 # The submit statement, for several submissions of as many users: a rate-limit token each, the sources (once per
 # content), the submissions and their queued jobs, all or nothing. One round trip and one commit on the busiest
-# path, however many submissions arrived together (core.submit_batch). Each part writes its rows in the order of
+# path, however many submissions arrived together (core.submit.batch). Each part writes its rows in the order of
 # their keys (the users' ids, the sources' hashes; the jobs, and the waiting users' rows their trigger counts, follow
 # the submissions), so that two batches with users in common lock their rows in one order: in the order they came,
 # two batches could each hold a row the other waits for, until PostgreSQL broke the deadlock a second later.

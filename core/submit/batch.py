@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from core.settings import RateLimitSettings
-from core.submissions import SubmitReceipt, SubmitRequest, persist_many, receipt_or_raise, validate_options
+from core.submit.intake import SubmitReceipt, SubmitRequest, persist_many, receipt_or_raise, validate_options
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class _Waiting:
 
 
 class SubmitBatcher:
-    """`core.submissions.submit` for concurrent callers, with their requests stored in batches."""
+    """`core.submit.intake.submit` for concurrent callers, with their requests stored in batches."""
 
     def __init__(
         self,
@@ -56,7 +56,7 @@ class SubmitBatcher:
         self.sizes: Counter[int] = Counter()  # batches stored, by their number of requests
 
     async def submit(self, request: SubmitRequest) -> SubmitReceipt:
-        """As `core.submissions.submit`: the receipt, or the UserFacingError that refuses the request."""
+        """As `core.submit.intake.submit`: the receipt, or the UserFacingError that refuses the request."""
         validate_options(request)
         receipt: asyncio.Future[SubmitReceipt] = asyncio.get_running_loop().create_future()
         self._waiting.append(_Waiting(request, receipt))

@@ -36,7 +36,7 @@ from core.dispatch import STORE_ERRORS
 from core.results import load_result
 from core.store import jobs, submission_feed
 from core.store.submission_feed import CASE_CHANNEL, MAX_NOTIFY_BYTES, JobMove
-from core.submissions import get_submission
+from core.submit.intake import get_submission
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn, generic_plans
 from core.store.problems import ProblemVersion
-from core.uploads import Upload
+from core.submit.uploads import Upload
 from problems.registry import canonical_slug
 
 log = logging.getLogger(__name__)
@@ -52,7 +52,7 @@ class SubmitRequest:
     user_name: str
     problem_slug: str
     upload: Upload
-    """The file, checked and decoded once where it came in (`core.uploads.check_upload`)."""
+    """The file, checked and decoded once where it came in (`core.submit.uploads.check_upload`)."""
     gpu_type: str
     dtype: DType = "float32"
     mode: Mode = "benchmark"
@@ -375,7 +375,7 @@ async def submit(pool: asyncpg.Pool, request: SubmitRequest, limits: RateLimitSe
     The checks (problem open, dtype, ban, an earlier submission with this token) read the store first; then
     one statement, and so one transaction, takes a rate-limit token and writes the source, the submission and
     its queued job: all of them or none; a third reads the job's place and wakes the dispatchers. Three round
-    trips, each of bounded cost however long the queue. `core.submit_batch` takes concurrent requests through the
+    trips, each of bounded cost however long the queue. `core.submit.batch` takes concurrent requests through the
     same statements together.
 
     Raises a UserFacingError (bad file, unknown or disabled problem, dtype, ban, rate limit) and stores nothing.

@@ -25,8 +25,8 @@ from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.pool import open_store
-from core.submissions import SubmitRequest, submit
-from core.uploads import Upload
+from core.submit.intake import SubmitRequest, submit
+from core.submit.uploads import Upload
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from core.results import load_result
 from core.settings import Settings
 from core.store import jobs, submissions
 from core.store.leaderboard import BoardRow
-from core.submissions import SubmitReceipt, SubmitRequest, get_submission
-from core.submit_batch import SubmitBatcher
-from core.uploads import check_upload
+from core.submit.batch import SubmitBatcher
+from core.submit.intake import SubmitReceipt, SubmitRequest, get_submission
+from core.submit.uploads import check_upload
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """A profile as people read it: each kernel's figures and the summary of mode `profile`, formatted once.
 
 The CLI (`arena/render.py`) and the Discord embed (`bot/ui/profile.py`) both take their text from here, as
-timed results take theirs from `core.result_view`, so that one profile shows the same digits wherever it is
+timed results take theirs from `core.views.result`, so that one profile shows the same digits wherever it is
 read. Durations, bytes and FLOPs have two decimals in the unit that keeps them between 1 and 1000, as Nsight
 Compute prints them, so that every figure can be found again in the attached `profile.txt`. Pure functions of
 `contract.wire` models.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from contract.wire import KernelProfile, ProfileArtifact, ProfileReport, StallReason
-from core.result_view import format_rate
+from core.views.result import format_rate
 
 # The table has two halves, each keyed by the kernel's name, so that each fits a terminal's width.
 LAUNCH_HEADERS = (

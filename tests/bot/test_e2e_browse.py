@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.ui.views import ArenaView
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.bot.harness import GREEN, Arena
 from tests.fakediscord import FakeUser
 from tests.fakediscord.models import walk_components

@@ -11,7 +11,7 @@ async def test_a_moderator_reruns_the_flagged_ranked_results_and_their_flags_cle
     interaction = await arena.submit_example(rita, "vector_add", "vector_add.py", mode="ranked")
     await arena.final(interaction)
     runner = await arena.bot.pool.fetchval("SELECT runner FROM submissions WHERE id = 1")
-    # As core.fleet_canary does when a runner's canaries drift twice.
+    # As core.fleet.canary does when a runner's canaries drift twice.
     await arena.bot.pool.execute("UPDATE submissions SET timing_flag = 'timed on a drifted runner' WHERE id = 1")
 
     asked = await fake.invoke_slash(arena.moderator, "mod rerun-flagged", {"runner": runner})

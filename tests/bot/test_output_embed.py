@@ -9,7 +9,7 @@ from bot.ui.output import OUTPUT_FIELD, OUTPUT_FILE
 from bot.ui.results import result_message
 from contract import wire
 from contract.wire import OUTPUT_KEEP_BYTES, ErrorInfo, PhaseOutput, SubmissionResult
-from core.output_view import output_text
+from core.views.output import output_text
 from tests.bot.test_embeds import assert_fits
 
 HEADER = SubmissionHeader(

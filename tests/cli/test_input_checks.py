@@ -24,8 +24,8 @@ from core.moderation import Actor, create_problem
 from core.problems import ProblemSpec, require_problem, sync_problem
 from core.settings import RateLimitSettings
 from core.store.pool import create_pool
-from core.submissions import SubmitRequest, submit
-from core.uploads import check_upload
+from core.submit.intake import SubmitRequest, submit
+from core.submit.uploads import check_upload
 from runner.auth import sign_headers
 from runner.daemon.server import create_app
 from runner.settings import RunnerSettings

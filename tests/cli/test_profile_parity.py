@@ -1,5 +1,5 @@
 """The CLI and Discord show one profile with the same figures, digit for digit: both format through
-`core.profile_view`."""
+`core.views.profile`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 from arena.render import render_result as render_cli
 from bot.ui.results import profile_message
 from contract.wire import KernelProfile, StallReason
-from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS
+from core.views.profile import LAUNCH_HEADERS, TRAFFIC_HEADERS
 from runner.gpus import GPU_SPECS
 from tests.profile_fixture import profile_report, profile_result
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from arena.commands.submit import save_artifacts
 from arena.render import render_result
 from contract.wire import KernelProfile, StallReason, SubmissionResult
-from core.profile_view import LAUNCH_HEADERS, TRAFFIC_HEADERS
+from core.views.profile import LAUNCH_HEADERS, TRAFFIC_HEADERS
 from tests.cli.harness import arena, arena_env, assert_one_line_error
 from tests.profile_fixture import NCU, profile_report, profile_result
 

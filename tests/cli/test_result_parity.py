@@ -1,5 +1,5 @@
 """The CLI and Discord show one result with the same figures, digit for digit: both format through
-`core.result_view`."""
+`core.views.result`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from arena.render import render_result as render_cli
 from bot.ui.embeds import render_result as render_embed
 from contract.names import HOST_BOUND_LINE
 from contract.wire import CaseTiming, SubmissionResult
-from core.result_view import CASE_HEADERS
+from core.views.result import CASE_HEADERS
 
 
 def _timing(index: int, runtime_us: float, gflops: float, flops: int) -> CaseTiming:

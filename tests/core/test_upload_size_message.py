@@ -7,7 +7,7 @@ import pytest
 
 from contract.wire import MAX_SOURCE_BYTES
 from core.errors import BadUploadError
-from core.uploads import check_declared, check_upload
+from core.submit.uploads import check_declared, check_upload
 
 
 def test_one_byte_over_the_limit_is_shown_in_bytes() -> None:

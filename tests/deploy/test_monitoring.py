@@ -23,8 +23,8 @@ import pytest
 import yaml  # PyYAML, which the dev extra's kubernetes-validate depends on
 
 from core.store import jobs
-from core.submissions import SubmitRequest, submit
-from core.uploads import check_upload
+from core.submit.intake import SubmitRequest, submit
+from core.submit.uploads import check_upload
 from runner.auth import sign_headers
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.fleet_processes import (

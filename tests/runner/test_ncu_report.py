@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from contract.wire import ProfileReport
-from core.profile_view import summary
+from core.views.profile import summary
 from runner.profiling.ncu_report import (
     EXTRA_METRICS,
     TENSOR_OPS_COUNTERS,

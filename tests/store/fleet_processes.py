@@ -29,8 +29,8 @@ from core import fleet
 from core.settings import RateLimitSettings
 from core.store import fleet as fleet_store
 from core.store import jobs, ratelimits, submissions
-from core.submissions import SubmitReceipt, SubmitRequest, submit
-from core.uploads import check_upload
+from core.submit.intake import SubmitReceipt, SubmitRequest, submit
+from core.submit.uploads import check_upload
 from runner.auth import sign_headers
 from tests.runner.conftest import TEST_DEADLINES, TEST_LIMITS, free_port
 

@@ -21,8 +21,8 @@ from core.results import record_result
 from core.settings import RateLimitSettings
 from core.store import jobs, submissions
 from core.store.problems import ProblemVersion
-from core.submissions import SubmitReceipt, SubmitRequest, submit
-from core.uploads import check_upload
+from core.submit.intake import SubmitReceipt, SubmitRequest, submit
+from core.submit.uploads import check_upload
 from runner.gpus import GPU_MODELS
 from runner.protocol import protocol_version
 

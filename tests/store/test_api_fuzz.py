@@ -36,9 +36,9 @@ from api.app import openapi_document
 from core.contests import ContestDraft, create_contest
 from core.results import record_result
 from core.store import jobs
-from core.submissions import SubmitRequest, submit
+from core.submit.intake import SubmitRequest, submit
+from core.submit.uploads import check_upload
 from core.tokens import create_token
-from core.uploads import check_upload
 from tests.store.fleet_processes import Fleet
 from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 

@@ -17,7 +17,7 @@ from core.contests.entry import ContestEntries, contest_entries, describe_span, 
 from core.moderation import Actor, ban_user
 from core.problems import ProblemSpec, sync_problem
 from core.store import submissions
-from core.submissions import SubmitReceipt, submit
+from core.submit.intake import SubmitReceipt, submit
 from tests.store.store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, finish, request, submit_scored
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from core.problems import ProblemSpec, sync_problem
 from core.quota import describe_quota, user_quota
 from core.ratelimit import remaining
 from core.settings import RateLimitSettings
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, request
 
 SECRET = ProblemSpec("secret_sum", "Secret sum", 1, ("float32",), source="def reference(a): return a\n")

@@ -41,7 +41,7 @@ from core.errors import (
 from core.moderation import Actor, rerun_submission
 from core.problems import ProblemSpec, sync_problem
 from core.store import moderation, problems
-from core.submissions import SubmitReceipt, submit
+from core.submit.intake import SubmitReceipt, submit
 from tests.store.store_helpers import (
     GPUS,
     MATMUL,

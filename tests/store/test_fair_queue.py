@@ -15,7 +15,7 @@ from core.contests import ContestDraft, create_contest, edit_contest
 from core.errors import InvalidOptionError
 from core.progress import describe_place, describe_start
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, request
 
 LEASE_S = 60.0

@@ -12,12 +12,12 @@ from api.pool_check import pool_mismatch
 from contract.wire import CanaryReport, CanaryTiming, GpuHardware, RunnerHardware, RunnerJoinRequest, RunnerRegistration
 from core import fleet
 from core.fleet import FleetSettings
-from core.fleet_canary import record_canary
+from core.fleet.canary import record_canary
 from core.moderation import Actor, rerun_submission
 from core.settings import RateLimitSettings
 from core.store import fleet as fleet_store
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import add_problems, request, submit_scored
 
 ROOMY = RateLimitSettings(test_burst=1000, benchmark_burst=1000, ranked_burst=1000, profile_burst=1000)

@@ -24,7 +24,7 @@ from contract.wire import JobRequest
 from core.dispatch import job_key
 from core.store import jobs, submissions
 from core.store.pool import create_pool
-from core.submissions import SubmitReceipt
+from core.submit.intake import SubmitReceipt
 from core.tokens import create_token
 from runner.auth import sign_headers
 from tests.store.faults import PostgresUnderTest

@@ -19,7 +19,7 @@ from core.settings import StoreSettings
 from core.store import fleet as fleet_store
 from core.store import jobs, ratelimits
 from core.store.pool import open_reader_store
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 SETTINGS = FleetSettings(heartbeat_s=1.0, heartbeat_timeout_s=5.0)

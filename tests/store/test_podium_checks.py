@@ -14,7 +14,7 @@ from core.contests import ContestDraft, contest_board, create_contest, freeze_if
 from core.results import record_result
 from core.store import fleet, jobs, submissions
 from core.store.jobs import AVOID_RUNNER_S
-from core.submissions import SubmitReceipt, submit
+from core.submit.intake import SubmitReceipt, submit
 from tests.store.store_helpers import GPUS, MOD, ROOMY, VECTOR_ADD, add_problems, request, result_for
 
 START = datetime(2030, 3, 1, 12, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from core.contests import ContestDraft, create_contest
 from core.results import record_result
 from core.settings import Settings
 from core.store import jobs
-from core.submission_events import FollowPace
+from core.submit.events import FollowPace
 from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 from tests.store.test_public_submissions import bearer, checked, read_events, submit
 

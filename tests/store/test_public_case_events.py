@@ -29,7 +29,7 @@ from core.results import record_result
 from core.settings import Settings
 from core.store import jobs
 from core.store.submission_feed import CASE_CHANNEL
-from core.submission_events import CasePublisher, FollowPace, case_progress_of, case_publisher, encode_case
+from core.submit.events import CasePublisher, FollowPace, case_progress_of, case_publisher, encode_case
 from core.tokens import create_token
 from tests.cli.harness import ROOT
 from tests.store.fleet_processes import Fleet, wait_live

@@ -1,4 +1,4 @@
-"""The API process's shared poll of job moves (`core.submission_events.EventFeed`), on the real store: a move wakes
+"""The API process's shared poll of job moves (`core.submit.events.EventFeed`), on the real store: a move wakes
 the streams of its submission and no other, and a move whose id was taken before a later move committed (two
 dispatchers' transactions, the first still open when the poll passed its id) still wakes its stream once it
 commits, rather than waiting for the stream's own fallback read."""
@@ -10,8 +10,8 @@ import asyncio
 import asyncpg
 
 from core.store import jobs
-from core.submission_events import EventFeed
-from core.submissions import submit
+from core.submit.events import EventFeed
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 

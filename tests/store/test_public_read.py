@@ -28,7 +28,7 @@ from core.moderation import Actor, ban_user
 from core.problems import ProblemSpec, sync_problem
 from core.settings import RateLimitSettings, Settings
 from core.store import users
-from core.submissions import submit
+from core.submit.intake import submit
 from core.tokens import create_token, revoke_token
 from runner.protocol import protocol_version
 from tests.store.store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, request, submit_scored

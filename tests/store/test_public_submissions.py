@@ -24,11 +24,11 @@ from core import fleet
 from core.results import record_result
 from core.settings import RateLimitSettings, Settings
 from core.store import jobs
-from core.submission_events import FollowPace
-from core.submissions import SubmitRequest
-from core.submissions import submit as core_submit
+from core.submit.events import FollowPace
+from core.submit.intake import SubmitRequest
+from core.submit.intake import submit as core_submit
+from core.submit.uploads import check_upload
 from core.tokens import create_token
-from core.uploads import check_upload
 from tests.store.store_helpers import add_problems, result_for
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncpg
 
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 LEASE_S = 60.0

@@ -14,7 +14,7 @@ from core.dispatch import RunnerPool
 from core.fleet import FleetSettings
 from core.store import fleet as fleet_store
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, ScriptedRunner, add_problems, request
 
 LEASE_S = 60.0

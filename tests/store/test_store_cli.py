@@ -10,7 +10,7 @@ import asyncpg
 
 from core.results import record_result
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request, result_for, submit_scored
 
 

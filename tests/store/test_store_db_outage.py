@@ -20,7 +20,7 @@ from core.settings import DispatchSettings
 from core.store import jobs
 from core.store.outage import STORE_ERRORS
 from core.store.pool import create_pool
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.faults import PostgresUnderTest
 from tests.store.store_helpers import (
     ROOMY,

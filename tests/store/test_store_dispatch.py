@@ -17,11 +17,11 @@ import pytest
 from contract.wire import JobEvent, JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RunnerLostError
-from core.local_submit import withdraw_submission
 from core.results import record_result
 from core.settings import DispatchSettings, Settings
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
+from core.submit.local import withdraw_submission
 from tests.store.store_helpers import (
     ROOMY,
     ScriptedRunner,

@@ -10,7 +10,7 @@ from contract.wire import JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.settings import Settings
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, ScriptedRunner, add_problems, request, result_for, wait_for_state
 
 

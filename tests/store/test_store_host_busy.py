@@ -9,7 +9,7 @@ from contract.wire import ErrorInfo, JobRequest, SubmissionResult
 from core.dispatch import Dispatcher, RunnerPool
 from core.settings import Settings
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import (
     ROOMY,
     ScriptedRunner,

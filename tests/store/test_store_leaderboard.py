@@ -18,7 +18,7 @@ from core.moderation import (
     unban_user,
 )
 from core.store import leaderboard, submissions
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import MOD, ROOMY, add_problems, finish, request, submit_scored
 
 

@@ -25,7 +25,7 @@ from core.moderation import (
 )
 from core.problems import ProblemSpec
 from core.store import jobs, moderation
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import MOD, ROOMY, VECTOR_ADD, add_problems, count, request, submission, submit_scored
 
 

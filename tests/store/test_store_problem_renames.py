@@ -7,7 +7,7 @@ import asyncpg
 
 from core.problems import ProblemSpec, require_problem, sync_problem
 from core.store import problems
-from core.submissions import submit
+from core.submit.intake import submit
 from problems.registry import get_problem
 from tests.store.store_helpers import ROOMY, finish, request
 

@@ -13,14 +13,14 @@ from core.browse import user_stats
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import RateLimitedError
 from core.leaderboard import get_leaderboard, get_rank, list_boards
-from core.local_submit import LocalSubmission, run_local_submission
 from core.moderation import ban_user, rerun_submission, unban_user
 from core.results import load_result, record_result
 from core.settings import MODES, RateLimitSettings, Settings
 from core.store import jobs, leaderboard, profiles
 from core.store.pool import create_pool
-from core.submissions import submit
-from core.uploads import check_upload
+from core.submit.intake import submit
+from core.submit.local import LocalSubmission, run_local_submission
+from core.submit.uploads import check_upload
 from tests.store.store_helpers import (
     MOD,
     ROOMY,

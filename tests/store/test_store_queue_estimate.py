@@ -8,10 +8,10 @@ import json
 import asyncpg
 import pytest
 
-from core.service import ArenaService, SubmitTicket
 from core.settings import Settings
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
+from core.submit.service import ArenaService, SubmitTicket
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 

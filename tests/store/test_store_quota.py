@@ -8,7 +8,7 @@ import pytest
 
 from core.quota import ModeQuota, describe_queue, describe_quota, queue_lines, user_queue, user_quota
 from core.settings import MODES, RateLimitSettings
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 # One ranked token an hour: no pause of a busy machine between a submit and the read refills one.

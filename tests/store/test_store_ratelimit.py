@@ -11,7 +11,7 @@ from core.errors import RateLimitedError
 from core.ratelimit import describe_wait, remaining
 from core.settings import RateLimitSettings
 from core.store.pool import create_pool
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import add_problems, count, request
 
 TIGHT = RateLimitSettings(ranked_burst=2, ranked_per_hour=60, test_burst=5, test_per_hour=60)

@@ -14,11 +14,11 @@ import asyncpg
 from contract.wire import JobEvent, MeasureConfig
 from core.dispatch import Dispatcher, RunnerPool
 from core.leaderboard import get_leaderboard
-from core.local_submit import LocalSubmission, run_local_submission
 from core.settings import Settings
 from core.store import jobs, submissions
-from core.submissions import SubmitReceipt, SubmitRequest, submit
-from core.uploads import check_upload
+from core.submit.intake import SubmitReceipt, SubmitRequest, submit
+from core.submit.local import LocalSubmission, run_local_submission
+from core.submit.uploads import check_upload
 from runner.clients.local import LocalRunner
 from tests.store.store_helpers import ROOMY, VECTOR_ADD, add_problems, cancel_and_wait, submission, wait_for_state
 

@@ -17,7 +17,7 @@ from core.results import load_result, record_result
 from core.settings import RateLimitSettings
 from core.store import jobs
 from core.store.migrate import discover, migrate
-from core.submissions import submit
+from core.submit.intake import submit
 from runner.profiling.ncu_report import launch_count, parse_raw_page
 from tests.store.store_helpers import MOD, ROOMY, add_problems, request, submission
 

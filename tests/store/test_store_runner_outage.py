@@ -23,7 +23,7 @@ from core.dispatch import Dispatcher, RunnerPool
 from core.progress import ProgressHub
 from core.settings import DispatchSettings
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from runner.clients.http import RunnerClient
 from runner.clients.remote import RemoteRunner
 from tests.store.faults import RunnerDouble

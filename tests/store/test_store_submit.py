@@ -20,8 +20,8 @@ from core.moderation import ban_user, set_problem_enabled
 from core.problems import ProblemSpec
 from core.ratelimit import remaining
 from core.store import jobs
-from core.submissions import SubmitReceipt, SubmitRequest, persist_many, submit, validate_options
-from core.uploads import check_upload
+from core.submit.intake import SubmitReceipt, SubmitRequest, persist_many, submit, validate_options
+from core.submit.uploads import check_upload
 from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 
@@ -163,9 +163,9 @@ async def test_an_upload_is_decoded_once_on_its_way_from_a_front_end_to_the_stor
 ):
     """The service's submit (the bot's and the API's one core call) checks and decodes the file once, and the
     ticket's language is that check's: nothing on the way decodes it again."""
-    from core import uploads
-    from core.service import ArenaService
     from core.settings import Settings
+    from core.submit import uploads
+    from core.submit.service import ArenaService
 
     await add_problems(pool)
     decoded: list[str] = []

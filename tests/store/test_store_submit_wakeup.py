@@ -7,7 +7,7 @@ import asyncio
 import asyncpg
 
 from core.store.jobs import QUEUE_CHANNEL
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request
 
 # Only how long to wait for a notification that should come at once; not a budget of the submit path.

@@ -9,7 +9,7 @@ from contract.wire import PhaseOutput, SubmissionResult
 from core.browse import submission_detail
 from core.results import load_result, record_result
 from core.store import jobs
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.store.store_helpers import ROOMY, add_problems, request, submission
 
 

@@ -11,8 +11,8 @@ from core.errors import BannedError, RateLimitedError, UnknownProblemError
 from core.moderation import ban_user
 from core.settings import RateLimitSettings
 from core.store import jobs
-from core.submissions import SubmitReceipt, SubmitRequest
-from core.submit_batch import SubmitBatcher
+from core.submit.batch import SubmitBatcher
+from core.submit.intake import SubmitReceipt, SubmitRequest
 from tests.store.store_helpers import MOD, ROOMY, add_problems, count, request, submission
 
 ONE_RANKED = RateLimitSettings(ranked_burst=1, ranked_per_hour=1)

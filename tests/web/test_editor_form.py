@@ -21,10 +21,10 @@ from contract.names import LANGUAGES, MODES
 from contract.wire import PhaseOutput
 from core import fleet
 from core.problems import sync_problem
-from core.profile_view import kernel_rows
-from core.profile_view import summary as profile_summary
 from core.results import record_result
 from core.store import jobs
+from core.views.profile import kernel_rows
+from core.views.profile import summary as profile_summary
 from tests.profile_fixture import profile_report
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.store_helpers import MATMUL, VECTOR_ADD, add_problems, result_for

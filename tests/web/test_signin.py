@@ -18,7 +18,7 @@ from aiohttp.test_utils import TestClient
 
 from core.moderation import Actor, ban_user
 from core.settings import RateLimitSettings, Settings
-from core.submissions import submit
+from core.submit.intake import submit
 from tests.fakediscord.oauth import s256
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
 from tests.store.store_helpers import VECTOR_ADD, add_problems, request

@@ -9,7 +9,7 @@ import asyncpg
 
 from core.contests import ContestDraft, create_contest, freeze_if_due
 from core.problems import ProblemSpec
-from core.submissions import SubmitReceipt
+from core.submit.intake import SubmitReceipt
 from tests.store.store_helpers import GPUS, MATMUL, MOD, VECTOR_ADD, add_problems, submit_scored
 
 HOSTILE = '<script>alert("x")</script>&'
