@@ -59,6 +59,27 @@ def test_the_measurement_loop_builds_the_criterion_its_method_names() -> None:
     assert (seed.target_cv, seed.min_samples) == (0.03, 6)  # type: ignore[attr-defined]
 
 
+def test_the_cpu_method_stops_on_the_medians_error_and_never_under_its_clocks_floor() -> None:
+    from runner.timing.methods.cpu import CPU_TARGET_RSE
+
+    coarse = make_criterion(MeasureConfig(method="cpu", target_rse=0.05, min_samples=7))
+    assert coarse.name == "median-rse"
+    assert (coarse.target_rse, coarse.min_samples) == (0.05, 10)  # type: ignore[attr-defined]
+    fine = make_criterion(MeasureConfig(method="cpu", target_rse=0.001))
+    assert fine.target_rse == CPU_TARGET_RSE  # type: ignore[attr-defined]
+    # A spread of 20 % around a steady median, as a shared CPU shows: the CV never falls under its target, and
+    # the median's error does, well inside the sample cap.
+    samples = [7e-6 * (1 + 0.2 * ((i * 7919) % 11 - 5) / 5) for i in range(1000)]
+    seeds_rule = criterion_named("cv", target_cv=0.01, min_samples=5)
+    for taken, runtime in enumerate(samples, 1):
+        fine.add(runtime)
+        seeds_rule.add(runtime)
+        if fine.is_finished():
+            break
+    assert fine.is_finished() and taken < MeasureConfig().max_samples // 2
+    assert not seeds_rule.is_finished()
+
+
 def test_an_unknown_method_name_says_which_names_exist() -> None:
     with pytest.raises(UnknownMethodError, match=r"'nvbench'.*arena, cpu, seed"):
         method_named("nvbench")

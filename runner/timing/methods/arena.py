@@ -29,6 +29,7 @@ ARENA = TimingMethod(
     device="gpu",
     criterion="median-rse",
     criterion_params=("target_rse", "min_samples", "min_time_s"),
+    criterion_floors=(),
     flushes_l2=True,
     covering_spin=True,
     syncs_before_sample=False,

@@ -32,6 +32,9 @@ class TimingMethod:
     # built from: each is passed to the criterion under the field's own name.
     criterion: str
     criterion_params: tuple[str, ...]
+    # The least value of a criterion parameter on this method, whatever the config asks: a target finer than the
+    # method's clock can hold from one run to the next only buys samples.
+    criterion_floors: tuple[tuple[str, float], ...]
     # Launcher, before START: a read of 4x L2 (the persisting-L2 carve-out reset for the case as well), so every
     # sample starts from a cold cache.
     flushes_l2: bool
@@ -80,8 +83,11 @@ class TimingMethod:
         return self.calibration_check or self.wall_clock_check
 
     def make_criterion(self, config: MeasureConfig) -> StoppingCriterion:
-        """A fresh stopping criterion for one case, with its parameters from `config`."""
-        return criterion_named(self.criterion, **{field: getattr(config, field) for field in self.criterion_params})
+        """A fresh stopping criterion for one case, with its parameters from `config`, none under its floor."""
+        params = {field: getattr(config, field) for field in self.criterion_params}
+        for field, floor in self.criterion_floors:
+            params[field] = max(params[field], floor)
+        return criterion_named(self.criterion, **params)
 
     def sets_for(self, config: MeasureConfig) -> int:
         """How many input sets a case may use (the judge still caps this by memory)."""

@@ -11,6 +11,7 @@ SEED = TimingMethod(
     device="gpu",
     criterion="cv",
     criterion_params=("target_cv", "min_samples"),
+    criterion_floors=(),
     flushes_l2=False,
     covering_spin=False,
     syncs_before_sample=True,
