@@ -39,6 +39,8 @@ def test_every_method_answers_the_whole_interface(name: str) -> None:
     accepted = set(inspect.signature(CRITERIA[method.criterion]).parameters)
     assert set(method.criterion_params) <= accepted
     assert set(method.criterion_params) <= set(MeasureConfig.model_fields)
+    # A floor bounds a parameter the criterion is built from.
+    assert {name for name, _ in method.criterion_floors} <= set(method.criterion_params)
     criterion = method.make_criterion(MeasureConfig(method=name))  # type: ignore[arg-type]
     assert isinstance(criterion, StoppingCriterion) and criterion.name == method.criterion
     assert method.sets_for(MeasureConfig(input_sets=7)) in (7, method.input_sets)
