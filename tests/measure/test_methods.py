@@ -73,11 +73,11 @@ def test_the_cpu_method_stops_on_the_medians_error_and_never_under_its_clocks_fl
     # the median's error does, well inside the sample cap.
     samples = [7e-6 * (1 + 0.2 * ((i * 7919) % 11 - 5) / 5) for i in range(1000)]
     seeds_rule = criterion_named("cv", target_cv=0.01, min_samples=5)
-    for taken, runtime in enumerate(samples, 1):
-        fine.add(runtime)
-        seeds_rule.add(runtime)
-        if fine.is_finished():
-            break
+    taken = 0
+    while not fine.is_finished() and taken < len(samples):
+        fine.add(samples[taken])
+        seeds_rule.add(samples[taken])
+        taken += 1
     assert fine.is_finished() and taken < MeasureConfig().max_samples // 2
     assert not seeds_rule.is_finished()
 
