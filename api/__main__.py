@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from api.app import create_app
 from api.settings import ApiSettings
+from contract.logs import configure_logging
 from contract.runner_client import JobRunner
 from core.dispatch import Dispatcher, RunnerPool
 from core.errors import UserFacingError
@@ -108,14 +109,14 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
 
 
 def run(
-    host: str | None = None, port: int | None = None, *, dispatch: bool | None = None, verbose: bool = False
+    host: str | None = None,
+    port: int | None = None,
+    *,
+    dispatch: bool | None = None,
+    verbose: bool = False,
+    json_logs: bool = False,
 ) -> int:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        stream=sys.stderr,
-        force=True,
-    )
+    configure_logging(verbose=verbose, json_lines=json_logs)
     settings = load_settings(host, port, dispatch)
     asyncio.run(serve(settings))
     return 0

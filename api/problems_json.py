@@ -27,20 +27,7 @@ from typing import Any
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.errors import (
-    BadUploadError,
-    BannedError,
-    ContestNotFoundError,
-    IdempotencyConflictError,
-    InvalidOptionError,
-    ProblemDisabledError,
-    RateLimitedError,
-    SubmissionNotFoundError,
-    UnknownProblemError,
-    UnsupportedDtypeError,
-    UserFacingError,
-    UserNotFoundError,
-)
+from core.errors import RateLimitedError, UserFacingError
 from core.store.outage import STORE_OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -110,22 +97,6 @@ _HTTP_STATUS_CODES = {
     422: "validation_failed",
     429: "rate_limited",
 }
-
-# The core's user-facing errors, by the code they are answered with (the most specific class first).
-_CORE_ERROR_CODES: list[tuple[type[UserFacingError], str]] = [
-    (BannedError, "banned"),
-    (IdempotencyConflictError, "idempotency_conflict"),
-    (RateLimitedError, "rate_limited"),
-    (UnknownProblemError, "problem_not_found"),
-    (ProblemDisabledError, "problem_disabled"),
-    (UnsupportedDtypeError, "unsupported_dtype"),
-    (BadUploadError, "bad_upload"),
-    (InvalidOptionError, "invalid_option"),
-    (ContestNotFoundError, "contest_not_found"),
-    (SubmissionNotFoundError, "submission_not_found"),
-    (UserNotFoundError, "user_not_found"),
-]
-
 
 class Problem(BaseModel):
     """An RFC 9457 problem details object, as every refusal of the public API answers (`application/problem+json`).
@@ -204,11 +175,8 @@ def problem_from_exception(exc: BaseException) -> ProblemError | None:
         return exc
     if isinstance(exc, RateLimitedError):
         return ProblemError("rate_limited", exc.message, retry_after_s=exc.retry_after_s)
-    for error_type, code in _CORE_ERROR_CODES:
-        if isinstance(exc, error_type):
-            return ProblemError(code, exc.message)
     if isinstance(exc, UserFacingError):
-        return ProblemError("validation_failed", exc.message)
+        return ProblemError(exc.code, exc.message)  # each error type names its code (core.errors)
     if isinstance(exc, ValidationError):
         parts = [f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]]
         return ProblemError("validation_failed", "The request is invalid. " + "; ".join(parts))

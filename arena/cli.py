@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib
+import json
 import logging
 import os
 import pkgutil
@@ -34,10 +35,17 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what shells report for a writer whose r
 
 
 class ArenaParser(argparse.ArgumentParser):
-    """argparse, with a usage mistake said in one line that points at `--help` (argparse prints the whole usage)."""
+    """argparse, with a usage mistake said in one line that points at `--help` (argparse prints the whole usage);
+    with `--json` on the line, said as the JSON error a script reads."""
+
+    json_errors = False
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"error: {message} (see `{self.prog} --help`)\n")
+        text = f"{message} (see `{self.prog} --help`)"
+        if ArenaParser.json_errors:
+            _say_json("bad_request", text)
+            self.exit(EXIT_USAGE)
+        self.exit(EXIT_USAGE, f"error: {text}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,12 +77,28 @@ def _register_unavailable(sub: argparse._SubParsersAction, name: str, exc: Impor
     p.set_defaults(func=unavailable)
 
 
+def _say_json(code: str, message: str, **more: str) -> None:
+    """`--json`'s error document on stdout: `{"error": {"code", "message"}}`, with the API's codes."""
+    try:
+        print(json.dumps({"error": {"code": code, "message": message, **more}}, indent=2), flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 def _say(line: str) -> None:
     """One line on stderr; a stderr that is gone too is no reason for a traceback."""
     try:
         print(line, file=sys.stderr, flush=True)
     except (OSError, ValueError):
         pass
+
+
+def _tell(as_json: bool, code: str, message: str, prefix: str = "error: ") -> None:
+    """An outcome that is not a result: JSON on stdout with `--json`, else one line on stderr."""
+    if as_json:
+        _say_json(code, message)
+    else:
+        _say(prefix + message)
 
 
 def _stdout_closed() -> bool:
@@ -104,7 +128,7 @@ def incident_dir() -> Path:
     return Path(base) / "kernel-arena" / "incidents"
 
 
-def _report_internal(exc: BaseException, argv: list[str], verbose: bool) -> int:
+def _report_internal(exc: BaseException, argv: list[str], verbose: bool, as_json: bool = False) -> int:
     incident = uuid.uuid4().hex[:8]
     detail = "".join(traceback.format_exception(exc))
     where = "rerun with -v to see the traceback"
@@ -119,16 +143,21 @@ def _report_internal(exc: BaseException, argv: list[str], verbose: bool) -> int:
         verbose = True  # nowhere to keep it: show it rather than lose it
     if verbose:
         _say(detail.rstrip())
-    _say(
-        f"error: sorry, arena failed on its own fault (incident {incident}, {type(exc).__name__}); {where}. "
+    message = (
+        f"sorry, arena failed on its own fault (incident {incident}, {type(exc).__name__}); {where}. "
         "Please report it with that file."
     )
+    if as_json:
+        _say_json("internal", message, incident=incident)
+    else:
+        _say(f"error: {message}")
     return EXIT_INTERNAL
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     verbose = "-v" in argv or "--verbose" in argv
+    as_json = ArenaParser.json_errors = "--json" in argv
     try:
         args = build_parser().parse_args(argv)
         if signal.getsignal(signal.SIGINT) is arena.interrupted_while_starting:
@@ -145,25 +174,25 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # inside the handlers: a reader that went away shows up here, not at exit
         return status
     except USER_FACING as exc:
-        _say(f"error: {exc.message}")
+        _tell(as_json, getattr(exc, "code", "validation_failed"), exc.message)
         return EXIT_USAGE
     except CancelledByUserError as exc:
-        _say(exc.message)
+        _tell(as_json, "cancelled", exc.message, prefix="")
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        _say("interrupted (Ctrl-C).")
+        _tell(as_json, "cancelled", "interrupted (Ctrl-C).", prefix="")
         return EXIT_INTERRUPTED
     except BrokenPipeError as exc:
         if not _stdout_closed():
-            return _report_internal(exc, argv, verbose)  # some other pipe broke: that is ours to explain
+            return _report_internal(exc, argv, verbose, as_json)  # some other pipe broke: that is ours to explain
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except StoreUnavailableError as exc:
         # Its message names the store and what to check (DATABASE_URL, the embedded server's log).
-        _say(f"error: {exc}")
+        _tell(as_json, "unavailable", str(exc))
         return 1
     except Exception as exc:  # the last line of defence: a bug is reported, not dumped on the user
-        return _report_internal(exc, argv, verbose)
+        return _report_internal(exc, argv, verbose, as_json)
 
 
 if __name__ == "__main__":

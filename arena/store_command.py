@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 
 import asyncpg
 
+from arena.output import print_json
 from core.errors import USER_FACING, KernelArenaError, UserFacingError
 from core.settings import Settings
 from core.store.pool import open_store
@@ -35,10 +35,6 @@ def store_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-def print_json(data: object) -> None:
-    print(json.dumps(data, indent=2, default=str))
-
-
 def json_store_command(command: StoreCommand) -> Callable[[argparse.Namespace], int]:
     """`store_command`, with `--json` errors: `{"error": {"code", "message"}}` on stdout and exit 2, as a script
     reading the output expects, instead of the one-line message on stderr."""
@@ -50,7 +46,7 @@ def json_store_command(command: StoreCommand) -> Callable[[argparse.Namespace], 
         try:
             return run(args)
         except UserFacingError as exc:
-            print_json({"error": {"code": "refused", "message": exc.message}})
+            print_json({"error": {"code": exc.code, "message": exc.message}})
             return 2
 
     return handler

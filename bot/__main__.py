@@ -10,19 +10,15 @@ import sys
 from pydantic import ValidationError
 
 from bot.bot_settings import BotSettings
+from contract.logs import configure_logging
 from core.errors import USER_FACING, UserFacingError
 
 log = logging.getLogger(__name__)
 
 
-def setup_logging(verbose: bool = False) -> None:
+def setup_logging(verbose: bool = False, json_lines: bool = False) -> None:
     """Log to stderr once for the process; discord.py's HTTP chatter stays at WARNING."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        stream=sys.stderr,
-        force=True,  # `arena` configures logging for its quieter commands first
-    )
+    configure_logging(verbose=verbose, json_lines=json_lines)
     logging.getLogger("discord.http").setLevel(logging.WARNING)
     logging.getLogger("discord.gateway").setLevel(logging.WARNING)
 
@@ -50,8 +46,8 @@ async def serve(settings: BotSettings, *, sync_global: bool = False) -> None:
         await bot.start(settings.token.get_secret_value())
 
 
-def run(*, sync_global: bool = False, verbose: bool = False) -> int:
-    setup_logging(verbose)
+def run(*, sync_global: bool = False, verbose: bool = False, json_logs: bool = False) -> int:
+    setup_logging(verbose, json_logs)
     settings = load_settings()
     try:
         asyncio.run(serve(settings, sync_global=sync_global))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from contract.errors import RunnerClientError, RunnerLostError, RunnerRefusedError, RunnerUnavailableError
 
 # Raised by runner backends (`contract.runner_client`); a RunnerRefusedError is user-facing like a UserFacingError.
@@ -13,7 +15,12 @@ class KernelArenaError(Exception):
 
 
 class UserFacingError(KernelArenaError):
-    """Bad input from a competitor or moderator; the message tells them what to do."""
+    """Bad input from a competitor or moderator; the message tells them what to do.
+
+    `code` is the stable code the API's problem details and every CLI command's `--json` error carry (one of
+    `api.problems_json.PROBLEM_CODES`; clients branch on it)."""
+
+    code: ClassVar[str] = "validation_failed"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -23,29 +30,43 @@ class UserFacingError(KernelArenaError):
 class BadUploadError(UserFacingError):
     """The attached file cannot be a submission (extension, size, encoding)."""
 
+    code: ClassVar[str] = "bad_upload"
+
 
 class IdempotencyConflictError(UserFacingError):
     """A client token (the API's Idempotency-Key) already names a submission sent with another body."""
+
+    code: ClassVar[str] = "idempotency_conflict"
 
 
 class UnknownProblemError(UserFacingError):
     """No enabled problem has this slug."""
 
+    code: ClassVar[str] = "problem_not_found"
+
 
 class ProblemDisabledError(UserFacingError):
     """The problem exists but a moderator has disabled it."""
+
+    code: ClassVar[str] = "problem_disabled"
 
 
 class UnsupportedDtypeError(UserFacingError):
     """The problem's current version does not take this dtype."""
 
+    code: ClassVar[str] = "unsupported_dtype"
+
 
 class BannedError(UserFacingError):
     """The user is banned from submitting."""
 
+    code: ClassVar[str] = "banned"
+
 
 class RateLimitedError(UserFacingError):
     """The user has used up their submissions for this mode; `retry_after_s` says when one frees up."""
+
+    code: ClassVar[str] = "rate_limited"
 
     def __init__(self, message: str, retry_after_s: float) -> None:
         super().__init__(message)
@@ -55,9 +76,13 @@ class RateLimitedError(UserFacingError):
 class SubmissionNotFoundError(UserFacingError):
     """No submission has this id."""
 
+    code: ClassVar[str] = "submission_not_found"
+
 
 class UserNotFoundError(UserFacingError):
     """No user has this id or name."""
+
+    code: ClassVar[str] = "user_not_found"
 
 
 class ProblemExistsError(UserFacingError):
@@ -74,6 +99,8 @@ class ContestError(UserFacingError):
 
 class ContestNotFoundError(UserFacingError):
     """No contest has this slug."""
+
+    code: ClassVar[str] = "contest_not_found"
 
 
 class ContestExistsError(UserFacingError):
@@ -103,6 +130,8 @@ class InvalidSubmissionError(UserFacingError):
 
 class InvalidOptionError(UserFacingError):
     """An option is out of range (a language filter, a page size)."""
+
+    code: ClassVar[str] = "invalid_option"
 
 
 class CancelledByUserError(KernelArenaError):

@@ -8,6 +8,7 @@ import sys
 from aiohttp.web import run_app
 from pydantic import ValidationError
 
+from contract.logs import configure_logging
 from core.errors import UserFacingError
 from web.app import create_app
 from web.settings import WebSettings
@@ -15,14 +16,9 @@ from web.settings import WebSettings
 log = logging.getLogger(__name__)
 
 
-def setup_logging(verbose: bool = False) -> None:
+def setup_logging(verbose: bool = False, json_lines: bool = False) -> None:
     """Log to stderr once for the process; one line per request from aiohttp's access log."""
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        stream=sys.stderr,
-        force=True,  # `arena` configures logging for its quieter commands first
-    )
+    configure_logging(verbose=verbose, json_lines=json_lines)
 
 
 def load_settings(host: str | None = None, port: int | None = None) -> WebSettings:
@@ -37,8 +33,8 @@ def load_settings(host: str | None = None, port: int | None = None) -> WebSettin
         ) from exc
 
 
-def run(host: str | None = None, port: int | None = None, *, verbose: bool = False) -> int:
-    setup_logging(verbose)
+def run(host: str | None = None, port: int | None = None, *, verbose: bool = False, json_logs: bool = False) -> int:
+    setup_logging(verbose, json_logs)
     settings = load_settings(host, port)
     log.info("serving the web leaderboard on http://%s:%d", settings.host, settings.port)
     try:

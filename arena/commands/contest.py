@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from arena.output import add_json_flag, emit, jsonable
 from arena.render import format_rate, table
 from arena.store_command import store_command
 from core.contests import (
@@ -60,6 +61,11 @@ def _describe(contest_view: ContestView, now: datetime) -> str:
     )
 
 
+def _view_data(contest_view: ContestView, now: datetime) -> dict[str, object]:
+    """A contest as `--json` prints it: its fields, its problems and targets, and its state now."""
+    return {**jsonable(contest_view), "state": contest_view.state(now)}
+
+
 def render_board(board: ContestBoard) -> str:
     """The board as a table: place, user, total rank sum, then each column's rank and score."""
     if not board.lines:
@@ -75,20 +81,22 @@ def render_board(board: ContestBoard) -> str:
 async def _list(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     async with pool.acquire() as conn:
         found = await list_contests(conn)
-    if not found:
-        print("No contests yet. Create one with `arena contest create`.")
-    for contest_view in found:
-        print(_describe(contest_view, now))
+    text = "\n".join(_describe(v, now) for v in found) or "No contests yet. Create one with `arena contest create`."
+    emit(args, {"contests": [_view_data(v, now) for v in found]}, text)
     return 0
 
 
 async def _show(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     async with pool.acquire() as conn:
         page = await contest_page(conn, args.slug, "upsolve" if args.upsolve else "contest")
-    print(_describe(page.view, now))
     kind = "upsolve board" if args.upsolve else ("final board (frozen)" if page.board.frozen else "live board")
-    print(f"{kind}: the lowest sum of per-problem ranks wins; a problem without a run counts its entrants + 1\n")
-    print(render_board(page.board))
+    text = (
+        f"{_describe(page.view, now)}\n"
+        f"{kind}: the lowest sum of per-problem ranks wins; a problem without a run counts its entrants + 1\n\n"
+        f"{render_board(page.board)}"
+    )
+    board = {k: v for k, v in jsonable(page.board).items() if k != "contest"}  # the contest is given once
+    emit(args, {"contest": _view_data(page.view, now), "board_kind": kind, "board": board}, text)
     return 0
 
 
@@ -143,7 +151,7 @@ async def _create(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
     )
     gpus = _gpu_catalog()
     created = await create_contest(pool, _local(settings), draft, now=now, gpus=gpus)
-    print(f"created\n{_describe(created, now)}")
+    emit(args, {"created": _view_data(created, now)}, f"created\n{_describe(created, now)}")
     _warn_unserved(created, gpus)
     return 0
 
@@ -166,40 +174,61 @@ async def _edit(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace
         reserve_share=args.reserve_share,
         reason=args.reason,
     )
-    print(f"edited\n{_describe(edited, now)}")
+    emit(args, {"edited": _view_data(edited, now)}, f"edited\n{_describe(edited, now)}")
     _warn_unserved(edited, gpus)
     return 0
 
 
 async def _cancel(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     cancelled = await cancel_contest(pool, _local(settings), args.slug, args.reason, now=now)
-    print(f"cancelled\n{_describe(cancelled, now)}")
+    emit(args, {"cancelled": _view_data(cancelled, now)}, f"cancelled\n{_describe(cancelled, now)}")
     return 0
 
 
 async def _invite(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     invitees = [_local(settings, name) for name in args.users]
     added = await invite(pool, _local(settings), args.slug, invitees, args.reason)
-    print(f"{len(added)} newly invited to {args.slug} ({len(invitees) - len(added)} were already)")
+    emit(
+        args,
+        {"contest": args.slug, "newly_invited": len(added), "already_invited": len(invitees) - len(added)},
+        f"{len(added)} newly invited to {args.slug} ({len(invitees) - len(added)} were already)",
+    )
     return 0
 
 
 async def _freeze(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     report = await freeze_if_due(pool, now, podium_check=args.podium_check)
+    lines: list[str] = []
+    data: dict[str, list[dict[str, object]]] = {"frozen": [], "waiting": []}
     for frozen in report.frozen:
         podium = ", ".join(f"#{line.place} {line.display_name}" for line in frozen.board.podium) or "nobody"
-        print(f"froze {frozen.contest.slug}: podium {podium}; {len(frozen.ratings)} ratings updated")
+        lines.append(f"froze {frozen.contest.slug}: podium {podium}; {len(frozen.ratings)} ratings updated")
         checked = podium_line(frozen.podium)
         if checked is not None:
-            print(f"  {checked}")
+            lines.append(f"  {checked}")
+        data["frozen"].append(
+            {
+                "slug": frozen.contest.slug,
+                "podium": [{"place": line.place, "user": line.display_name} for line in frozen.board.podium],
+                "ratings_updated": len(frozen.ratings),
+                "podium_check": checked,
+            }
+        )
     for waiting in report.waiting:
-        print(
-            f"{waiting.contest.slug} waits for {len(waiting.pending_jobs)} "
-            f"{'podium check(s)' if waiting.podium_checks else 'job(s)'}, until {_when(waiting.freeze_by)} "
+        what = "podium check(s)" if waiting.podium_checks else "job(s)"
+        lines.append(
+            f"{waiting.contest.slug} waits for {len(waiting.pending_jobs)} {what}, until {_when(waiting.freeze_by)} "
             "at the latest"
         )
-    if not report.frozen and not report.waiting:
-        print("No contest is due to freeze.")
+        data["waiting"].append(
+            {
+                "slug": waiting.contest.slug,
+                "pending_jobs": len(waiting.pending_jobs),
+                "podium_checks": bool(waiting.podium_checks),
+                "freeze_by": jsonable(waiting.freeze_by),
+            }
+        )
+    emit(args, data, "\n".join(lines) or "No contest is due to freeze.")
     return 0
 
 
@@ -207,27 +236,30 @@ async def _rating(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespa
     actor = _local(settings, args.user)
     async with pool.acquire() as conn:
         card = await rating_card(conn, args.member or actor.external_id, actor.display_name)
+    data = {**jsonable(card), "conservative": card.conservative}
     if card.current is None or card.conservative is None:
-        print(f"{card.display_name} has no rating yet: it comes with the first contest that freezes.")
+        emit(args, data, f"{card.display_name} has no rating yet: it comes with the first contest that freezes.")
         return 0
     current = card.current
-    print(
-        f"{card.display_name}: {current.rating:.0f} ± {current.rd:.0f} "
-        f"(shown as {card.conservative:.0f}, rating − 2·RD) after {current.contests} contest(s)"
-    )
     rows = [
         [h.contest_slug, str(h.place), f"{h.rating_before:.0f}", f"{h.rating_after:.0f}", f"{h.delta:+.0f}"]
         for h in card.history
     ]
-    print(table(["contest", "place", "before", "after", "change"], rows, align="lrrrr"))
+    text = (
+        f"{card.display_name}: {current.rating:.0f} ± {current.rd:.0f} "
+        f"(shown as {card.conservative:.0f}, rating − 2·RD) after {current.contests} contest(s)\n"
+        + table(["contest", "place", "before", "after", "change"], rows, align="lrrrr")
+    )
+    emit(args, data, text)
     return 0
 
 
 async def _ratings(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace, now: datetime) -> int:
     async with pool.acquire() as conn:
         rows = await rating_table(conn)
+    data = {"ratings": [{**jsonable(r), "conservative": r.conservative} for r in rows[: args.limit]]}
     if not rows:
-        print("No ratings yet: they come with the first contest that freezes.")
+        emit(args, data, "No ratings yet: they come with the first contest that freezes.")
         return 0
     body = [
         [
@@ -240,7 +272,7 @@ async def _ratings(pool: asyncpg.Pool, settings: Settings, args: argparse.Namesp
         ]
         for r in rows[: args.limit]
     ]
-    print(table(["place", "user", "shown", "rating", "RD", "contests"], body, align="rlrrrr"))
+    emit(args, data, table(["place", "user", "shown", "rating", "RD", "contests"], body, align="rlrrrr"))
     return 0
 
 
@@ -259,11 +291,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     contest = p.add_subparsers(dest="contest_command", required=True)
 
     c = contest.add_parser("list", help="every contest, the latest start first")
+    add_json_flag(c)
     c.set_defaults(func=_run(_list))
 
     c = contest.add_parser("show", help="a contest and its board (the final one once frozen)")
     c.add_argument("slug")
     c.add_argument("--upsolve", action="store_true", help="the upsolve board: ranked runs after the end")
+    add_json_flag(c)
     c.set_defaults(func=_run(_show))
 
     c = contest.add_parser("create", help="create a contest (as the local user)")
@@ -278,6 +312,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--ranked-burst", type=int, help="the contest's own limit on ranked runs: this many at once …")
     c.add_argument("--ranked-per-hour", type=float, help="… refilled at this many an hour (default: practice's)")
     c.add_argument("--reserve-share", type=float, help=reserve)
+    add_json_flag(c)
     c.set_defaults(func=_run(_create))
 
     c = contest.add_parser("edit", help="change a contest: anything before its start, only title and end after")
@@ -290,17 +325,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--end", help=times)
     c.add_argument("--reserve-share", type=float, help=f"{reserve}; 0 takes it away (may change while it runs)")
     c.add_argument("--reason", help="recorded in the audit log")
+    add_json_flag(c)
     c.set_defaults(func=_run(_edit))
 
     c = contest.add_parser("cancel", help="cancel a contest that has not frozen")
     c.add_argument("slug")
     c.add_argument("--reason", required=True, help="recorded in the audit log")
+    add_json_flag(c)
     c.set_defaults(func=_run(_cancel))
 
     c = contest.add_parser("invite", help="let local users enter an invite-only contest")
     c.add_argument("slug")
     c.add_argument("users", nargs="+", help="local user names")
     c.add_argument("--reason")
+    add_json_flag(c)
     c.set_defaults(func=_run(_invite))
 
     c = contest.add_parser("freeze", help="freeze the contests that are due, rate them, and print the podiums")
@@ -310,14 +348,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="first run each podium entry a second time (queued for the bot's or the API's dispatcher; the CLI runs "
         "no queued jobs itself): run the command again once they are judged",
     )
+    add_json_flag(c)
     c.set_defaults(func=_run(_freeze))
 
     p = sub.add_parser("rating", help="a user's contest rating (Elo-MMR) and its history")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--user", help="a local user (default: you)")
     who.add_argument("--member", help="a store user by external id, e.g. discord:<id>")
+    add_json_flag(p)
     p.set_defaults(func=_run(_rating))
 
     p = sub.add_parser("ratings", help="the rating table: every rated user by rating − 2·RD")
     p.add_argument("--limit", type=int, default=50)
+    add_json_flag(p)
     p.set_defaults(func=_run(_ratings))

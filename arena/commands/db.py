@@ -13,6 +13,7 @@ from typing import TypeVar
 
 import asyncpg
 
+from arena.output import add_json_flag, emit
 from arena.render import table
 from core.contests.ratings import rate_pending
 from core.errors import MigrationError, StoreUnavailableError, UserFacingError
@@ -61,13 +62,17 @@ def cmd_migrate(args: argparse.Namespace) -> int:
         # arithmetic SQL has not got, so they are computed here, at once, rather than at the next freeze.
         async with conn.transaction():
             rerated = await rate_pending(conn, datetime.now(UTC))
-        print(f"Store: {where}")
-        for migration in applied:
-            print(f"applied V{migration.version:03d} {migration.reason}")
+        lines = [f"Store: {where}", *(f"applied V{m.version:03d} {m.reason}" for m in applied)]
         if not applied:
-            print("The schema is up to date; nothing to apply.")
+            lines.append("The schema is up to date; nothing to apply.")
         if rerated:
-            print(f"rated {len(rerated)} frozen contests, in the order they ended ({RATING_METHOD})")
+            lines.append(f"rated {len(rerated)} frozen contests, in the order they ended ({RATING_METHOD})")
+        data = {
+            "store": where,
+            "applied": [{"version": m.version, "reason": m.reason} for m in applied],
+            "rerated_contests": len(rerated),
+        }
+        emit(args, data, "\n".join(lines))
         return 0
 
     return with_connection(StoreSettings(), work)
@@ -85,15 +90,20 @@ async def _counts(conn: asyncpg.Connection) -> list[list[str]]:
 def cmd_status(args: argparse.Namespace) -> int:
     async def work(conn: asyncpg.Connection, where: str) -> int:
         report = await status(conn)
-        print(f"Store: {where}")
         applied = [[f"V{a.version:03d}", a.reason, a.applied_at.strftime("%Y-%m-%d %H:%M")] for a in report.applied]
         pending = [[f"V{m.version:03d}", m.reason, "pending"] for m in report.pending]
-        print(table(["migration", "reason", "applied"], applied + pending, align="lll"))
+        text = f"Store: {where}\n" + table(["migration", "reason", "applied"], applied + pending, align="lll")
+        data: dict[str, object] = {
+            "store": where,
+            "applied": [{"version": a.version, "reason": a.reason, "applied_at": a.applied_at} for a in report.applied],
+            "pending": [{"version": m.version, "reason": m.reason} for m in report.pending],
+        }
         if report.pending:
-            print("\nRun `arena db migrate` to apply the pending migrations.")
+            emit(args, data, text + "\n\nRun `arena db migrate` to apply the pending migrations.")
             return 1
-        print()
-        print(table(["table", "rows"], await _counts(conn)))
+        counts = await _counts(conn)
+        data["rows"] = {name: int(count) for name, count in counts}
+        emit(args, data, text + "\n\n" + table(["table", "rows"], counts))
         return 0
 
     return with_connection(StoreSettings(), work)
@@ -103,6 +113,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("db", help="the submission store: schema migrations and status")
     db = p.add_subparsers(dest="db_command", required=True)
     migrate_parser = db.add_parser("migrate", help="apply pending schema migrations (one transaction)")
+    add_json_flag(migrate_parser)
     migrate_parser.set_defaults(func=cmd_migrate)
     status_parser = db.add_parser("status", help="where the store is, its migrations, and what it holds")
+    add_json_flag(status_parser)
     status_parser.set_defaults(func=cmd_status)

@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
+from arena.output import print_json
 from arena.render import table
-from arena.store_command import json_store_command, print_json
+from arena.store_command import json_store_command
 from core import fleet
 from core.errors import UserFacingError
 from core.fleet import GPU_TYPE_PATTERN, FleetSettings

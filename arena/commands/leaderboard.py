@@ -8,8 +8,8 @@ import sys
 
 import asyncpg
 
+from arena.output import print_json
 from arena.render import format_rate, table
-from arena.store_command import print_json
 from core.errors import USER_FACING, KernelArenaError, UnknownProblemError, UserFacingError
 from core.leaderboard import (
     LANGUAGES,
@@ -146,7 +146,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     except UserFacingError as exc:
         if not args.json:
             raise
-        print_json({"error": {"code": "refused", "message": exc.message}})
+        print_json({"error": {"code": exc.code, "message": exc.message}})
         return 2
 
 

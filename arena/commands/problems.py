@@ -5,25 +5,29 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
+from arena.output import add_json_flag, emit
 from arena.render import table
-from core.errors import UserFacingError
+from core.errors import InvalidOptionError, UnknownProblemError, UnsupportedDtypeError, UserFacingError
 from problems.base import DTYPES, DType, Problem, TestCase
 from problems.catalog import data_types, dtype_labels, shape_text
-from problems.registry import UnknownProblemError, builtin_problems, get_problem
+from problems.registry import UnknownProblemError as UnknownSlugError
+from problems.registry import builtin_problems, get_problem
 from problems.starter import STARTER_LANGUAGES, generate_starter, param_summary, tolerance_summary
 
 
 def find_problem(slug: str) -> Problem:
     try:
         return get_problem(slug)
-    except UnknownProblemError as exc:
-        raise UserFacingError(str(exc)) from exc
+    except UnknownSlugError as exc:
+        raise UnknownProblemError(str(exc)) from exc
 
 
 def check_dtype(problem: Problem, dtype: str) -> None:
     if dtype not in problem.dtypes:
-        raise UserFacingError(f"{problem.slug} does not support {dtype}; choose one of {', '.join(problem.dtypes)}.")
+        choices = ", ".join(problem.dtypes)
+        raise UnsupportedDtypeError(f"{problem.slug} does not support {dtype}; choose one of {choices}.")
 
 
 def write_output(path: Path, text: str, suggested_name: str = "solution.cu") -> None:
@@ -50,11 +54,30 @@ def cmd_problems(args: argparse.Namespace) -> int:
     ]
     if not listed:
         categories = sorted({p.tags[0] for p in builtin_problems().values() if p.tags})
-        raise UserFacingError(f"No problem matches. Categories: {', '.join(categories)}.")
+        raise InvalidOptionError(f"No problem matches. Categories: {', '.join(categories)}.")
     listed.sort(key=lambda p: (p.tags[:1], DIFFICULTY_ORDER.get(p.difficulty, 9), p.slug))
-    rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, dtype_labels(p)] for p in listed]
-    print(table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll"))
-    print(f"\n{len(listed)} problems. `arena show SLUG` describes one; `arena starter SLUG` writes a template.")
+    data = {
+        "problems": [
+            {
+                "slug": p.slug,
+                "title": p.title,
+                "category": p.tags[0] if p.tags else "general",
+                "difficulty": p.difficulty,
+                "dtypes": list(p.dtypes),
+                "version": p.version,
+            }
+            for p in listed
+        ]
+    }
+
+    def text() -> str:
+        rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, dtype_labels(p)] for p in listed]
+        return (
+            table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll")
+            + f"\n\n{len(listed)} problems. `arena show SLUG` describes one; `arena starter SLUG` writes a template."
+        )
+
+    emit(args, data, text)
     return 0
 
 
@@ -75,40 +98,74 @@ def _dtypes_line(problem: Problem) -> str:
     return labels if labels == keys else f"{labels} (stored and chosen with --dtype as {keys})"
 
 
+def problem_sheet(problem: Problem, dtype: DType) -> dict[str, Any]:
+    """Everything `arena show` says of a problem for one dtype, as data."""
+    cases = {
+        kind: [
+            {
+                "name": c["name"],
+                "shapes": _shape_text(problem, c),
+                "gflop": problem.get_flops(c) / 1e9,
+                "mb": problem.get_bytes(c, dtype) / 1e6,
+            }
+            for c in problem.generate_test_cases(dtype, kind)
+        ]
+        for kind in ("gpu", "cpu")
+    }
+    return {
+        "slug": problem.slug,
+        "title": problem.title,
+        "version": problem.version,
+        "difficulty": problem.difficulty,
+        "tags": list(problem.tags),
+        "aliases": list(problem.aliases),
+        "dtypes": list(problem.dtypes),
+        "dtype": dtype,
+        "data_types": data_types(problem, dtype),
+        "description": problem.description,
+        "signatures": {lang: _signature_line(problem, lang, dtype) for lang in ("cuda", "python")},
+        "parameters": [{"name": p.name, "summary": param_summary(p, dtype)} for p in problem.ordered_parameters()],
+        "flops_formula": problem.flops_formula,
+        "bytes_formula": problem.bytes_formula,
+        "checked": tolerance_summary(problem, dtype),
+        "score_metric": problem.score_metric,
+        "time_floor": problem.time_floor.summary(),
+        "test_cases": cases,
+    }
+
+
+def _sheet_text(problem: Problem, sheet: dict[str, Any]) -> str:
+    aliases = f" · also called {', '.join(problem.aliases)}" if problem.aliases else ""
+    metric = "GFLOPS" if problem.score_metric == "gflops" else "GB/s"
+    lines = [
+        f"{problem.title} ({problem.slug}, v{problem.version}) · {problem.difficulty} · {', '.join(problem.tags)}",
+        f"dtypes: {_dtypes_line(problem)}{aliases}",
+        "",
+        problem.description,
+        "",
+        f"CUDA ({sheet['data_types']}):\n  {sheet['signatures']['cuda']}",
+        f"Python:\n  {sheet['signatures']['python']}",
+        "Parameters, in order:",
+        *(f"  {p['name']}: {p['summary']}" for p in sheet["parameters"]),
+        f"FLOPs: {problem.flops_formula}",
+        f"Bytes: {problem.bytes_formula}",
+        f"Checked: {sheet['checked']}",
+        f"Ranked by: geometric mean of {metric} over the GPU cases (higher is better)",
+        f"Time floor: {sheet['time_floor']}",
+    ]
+    for kind, cases in sheet["test_cases"].items():
+        rows = [[c["name"], c["shapes"], f"{c['gflop']:.4g}", f"{c['mb']:.4g}"] for c in cases]
+        lines += [f"\nTest cases ({kind.upper()}, {sheet['data_types']}):"]
+        lines += [table(["case", "tensor shapes", "GFLOP", "MB"], rows, align="llrr")]
+    return "\n".join(lines)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     problem = find_problem(args.slug)
     dtype: DType = args.dtype or problem.dtypes[0]
     check_dtype(problem, dtype)
-    aliases = f" · also called {', '.join(problem.aliases)}" if problem.aliases else ""
-    print(f"{problem.title} ({problem.slug}, v{problem.version}) · {problem.difficulty} · {', '.join(problem.tags)}")
-    print(f"dtypes: {_dtypes_line(problem)}{aliases}")
-    print()
-    print(problem.description)
-    print()
-    print(f"CUDA ({data_types(problem, dtype)}):\n  {_signature_line(problem, 'cuda', dtype)}")
-    print(f"Python:\n  {_signature_line(problem, 'python', dtype)}")
-    print("Parameters, in order:")
-    for p in problem.ordered_parameters():
-        print(f"  {p.name}: {param_summary(p, dtype)}")
-    print(f"FLOPs: {problem.flops_formula}")
-    print(f"Bytes: {problem.bytes_formula}")
-    print(f"Checked: {tolerance_summary(problem, dtype)}")
-    metric = "GFLOPS" if problem.score_metric == "gflops" else "GB/s"
-    print(f"Ranked by: geometric mean of {metric} over the GPU cases (higher is better)")
-    print(f"Time floor: {problem.time_floor.summary()}")
-    for kind in ("gpu", "cpu"):
-        cases = problem.generate_test_cases(dtype, kind)
-        rows = [
-            [
-                c["name"],
-                _shape_text(problem, c),
-                f"{problem.get_flops(c) / 1e9:.4g}",
-                f"{problem.get_bytes(c, dtype) / 1e6:.4g}",
-            ]
-            for c in cases
-        ]
-        print(f"\nTest cases ({kind.upper()}, {data_types(problem, dtype)}):")
-        print(table(["case", "tensor shapes", "GFLOP", "MB"], rows, align="llrr"))
+    sheet = problem_sheet(problem, dtype)
+    emit(args, sheet, lambda: _sheet_text(problem, sheet))
     return 0
 
 
@@ -116,9 +173,15 @@ def cmd_starter(args: argparse.Namespace) -> int:
     problem = find_problem(args.slug)
     check_dtype(problem, args.dtype)
     text = generate_starter(problem, args.lang, args.dtype)
+    data: dict[str, Any] = {"slug": problem.slug, "lang": args.lang, "dtype": args.dtype}
     if args.output:
         write_output(Path(args.output), text, "solution.cu" if args.lang == "cuda" else "solution.py")
-        print(f"wrote {args.output}", file=sys.stderr)
+        if args.json:
+            emit(args, {**data, "wrote": args.output}, "")
+        else:
+            print(f"wrote {args.output}", file=sys.stderr)
+    elif args.json:
+        emit(args, {**data, "code": text}, "")
     else:
         sys.stdout.write(text)
     return 0
@@ -128,11 +191,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("problems", help="list the problems by category and difficulty")
     p.add_argument("--category", help="only this category (the first tag), such as matmul or reduction")
     p.add_argument("--difficulty", choices=sorted(DIFFICULTY_ORDER, key=DIFFICULTY_ORDER.__getitem__))
+    add_json_flag(p)
     p.set_defaults(func=cmd_problems)
 
     p = sub.add_parser("show", help="describe a problem: signatures, tensor shapes per case, formulas, tolerance")
     p.add_argument("slug")
     p.add_argument("--dtype", choices=DTYPES, help="show this dtype (default: the problem's first)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("starter", help="print starter code for a problem")
@@ -140,4 +205,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", choices=STARTER_LANGUAGES, default="cuda")
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_json_flag(p, help="print the code inside one JSON document (or, with -o, where it was written)")
     p.set_defaults(func=cmd_starter)

@@ -11,6 +11,7 @@ import argparse
 
 import asyncpg
 
+from arena.output import add_json_flag, emit
 from arena.render import table
 from arena.store_command import store_command
 from core.quota import describe_queue, describe_quota, describe_rate, queue_lines, user_queue, user_quota
@@ -20,13 +21,15 @@ from core.settings import Settings
 async def _show(pool: asyncpg.Pool, settings: Settings, args: argparse.Namespace) -> int:
     external_id = args.member if args.member is not None else f"local:{args.user or settings.local_user}"
     quotas = await user_quota(pool, external_id, settings.rate)
-    rows = [[q.mode, describe_rate(q), describe_quota(q)] for q in quotas]
-    print(f"Submissions left for {external_id}")
-    print(table(["mode", "limit", "now"], rows, align="lll"))
     queue = await user_queue(pool, external_id)
-    print(f"\nQueue: {describe_queue(queue)}")
-    for line in queue_lines(queue):
-        print(f"  {line}")
+
+    def text() -> str:
+        rows = [[q.mode, describe_rate(q), describe_quota(q)] for q in quotas]
+        lines = [f"Submissions left for {external_id}", table(["mode", "limit", "now"], rows, align="lll")]
+        lines += [f"\nQueue: {describe_queue(queue)}", *(f"  {line}" for line in queue_lines(queue))]
+        return "\n".join(lines)
+
+    emit(args, {"user": external_id, "quotas": quotas, "queue": queue}, text)
     return 0
 
 
@@ -37,4 +40,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument("--user", help="a local user (default: you)")
     who.add_argument("--member", help="a store user by external id, e.g. a Discord member's 'discord:<id>'")
+    add_json_flag(p)
     p.set_defaults(func=store_command(_show))

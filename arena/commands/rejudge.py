@@ -11,8 +11,9 @@ from dataclasses import asdict
 
 import asyncpg
 
+from arena.output import print_json
 from arena.render import table
-from arena.store_command import json_store_command, print_json
+from arena.store_command import json_store_command
 from core.errors import UserFacingError
 from core.leaderboard import METHODS, list_boards
 from core.moderation import Actor

@@ -3,6 +3,7 @@ ratings it gave, on the embedded store and the local CPU runner."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 
@@ -53,6 +54,15 @@ def test_a_contest_runs_from_creation_to_a_frozen_board_and_ratings():
     card = arena("rating", "--user", "ada", env=env)
     assert "after 1 contest(s)" in card.stdout and "sprint" in card.stdout
     assert "has no rating yet" in arena("rating", "--user", "carol", env=env).stdout
+
+    # The same answers as JSON, for a script or an agent: the final board, the table and one card.
+    board = json.loads(arena("contest", "show", "sprint", "--json", env=env).stdout)
+    assert board["contest"]["state"] == "frozen" and board["board"]["frozen"] is True
+    assert sorted(line["display_name"] for line in board["board"]["lines"]) == ["ada", "bob"]
+    table = json.loads(arena("ratings", "--json", env=env).stdout)["ratings"]
+    assert [r["place"] for r in table] == [1, 2] and table[0]["conservative"] > table[1]["conservative"]
+    ada = json.loads(arena("rating", "--user", "ada", "--json", env=env).stdout)
+    assert ada["current"]["contests"] == 1 and [h["contest_slug"] for h in ada["history"]] == ["sprint"]
 
 
 def _a_gpu_type_this_machine_lacks() -> str:
