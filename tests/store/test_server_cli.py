@@ -121,6 +121,63 @@ async def test_login_submit_follow_result_and_board_through_the_api(
         fleet.close()
 
 
+async def test_a_service_account_token_made_in_the_cli_submits_through_the_api(
+    pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
+) -> None:
+    """An operator makes a token for a service account with `arena token create` (no Discord); a CI job submits
+    with it through a real `arena api` and lands on the board as itself; a read-only token may not submit, and a
+    revoked one is refused."""
+    fleet = Fleet(db_dsn, tmp_path)
+    try:
+        fleet.api().start()
+        await fleet.wait_api()
+        fleet.runner("svc-runner", await fleet.token(pool, "cpu")).start()
+        await wait_live(pool, fleet, {"svc-runner"})
+        await sync_problem(pool, ProblemSpec.builtin(find_problem("vector_add")))
+        env = cli_env(tmp_path, db_dsn)
+        made = await asyncio.to_thread(
+            arena, env, "token", "create", "--user", "ci-bot", "--scopes", "read,submit", "--days", "7", "--json"
+        )
+        assert made.returncode == 0, made.stderr
+        created = json.loads(made.stdout)
+        assert created["user"] == "service:ci-bot" and created["scopes"] == ["read", "submit"]
+        example = str(EXAMPLES / "vector_add.py")
+        as_bot = env | {"ARENA_TOKEN": created["token"]}
+        ranked = await asyncio.to_thread(
+            arena, as_bot, "submit", "vector_add", example, "--mode", "ranked", "--server", fleet.api_url, "--json"
+        )
+        assert ranked.returncode == 0, ranked.stderr + fleet.logs()
+        assert json.loads(ranked.stdout)["status"] == "passed"
+        owner = await pool.fetchrow(
+            "SELECT u.external_id, u.display_name FROM submissions s JOIN users u ON u.id = s.user_id"
+        )
+        assert (owner["external_id"], owner["display_name"]) == ("service:ci-bot", "ci-bot")
+        board = await asyncio.to_thread(arena, env, "leaderboard", "vector_add", "--gpu", "cpu", "--json")
+        assert [e["user"] for e in json.loads(board.stdout)["entries"]] == ["ci-bot"], board.stdout
+
+        reader = await asyncio.to_thread(
+            arena, env, "token", "create", "--user", "ci-bot", "--scopes", "read", "--name", "dash", "--json"
+        )
+        read_only = env | {"ARENA_TOKEN": json.loads(reader.stdout)["token"]}
+        refused = await asyncio.to_thread(
+            arena, read_only, "submit", "vector_add", example, "--mode", "test", "--server", fleet.api_url, "--json"
+        )
+        assert refused.returncode == 3 and json.loads(refused.stdout)["error"]["code"] == "insufficient_scope"
+
+        listed = await asyncio.to_thread(arena, env, "token", "list", "--user", "ci-bot", "--json")
+        assert [t["name"] for t in json.loads(listed.stdout)["tokens"]] == ["dash", "cli"]
+        revoked = await asyncio.to_thread(
+            arena, env, "token", "revoke", str(created["id"]), "--user", "ci-bot", "--json"
+        )
+        assert revoked.returncode == 0 and json.loads(revoked.stdout)["revoked_at"] is not None
+        again = await asyncio.to_thread(
+            arena, as_bot, "submit", "vector_add", example, "--mode", "test", "--server", fleet.api_url, "--json"
+        )
+        assert again.returncode == 3 and json.loads(again.stdout)["error"]["code"] == "token_revoked"
+    finally:
+        fleet.close()
+
+
 async def test_a_stream_cut_by_an_api_restart_resumes_with_no_event_lost_or_repeated(
     pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
 ) -> None:
