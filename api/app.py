@@ -28,7 +28,8 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from api import public_events, public_read, public_submit, public_subs, web_sessions
+from api import public_batches, public_events, public_read, public_submit, public_subs, web_sessions
+from api.batch_models import MODELS as BATCH_MODELS
 from api.pool_check import pool_mismatch
 from api.problems_json import Problem, problem_middleware
 from api.read_models import MODELS as READ_MODELS
@@ -266,6 +267,7 @@ def openapi_document() -> dict[str, Any]:
         ApiError,
         Problem,
         *SUBMISSION_MODELS,
+        *BATCH_MODELS,
         *READ_MODELS,
         *web_sessions.MODELS,
     ]
@@ -348,7 +350,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
-    for module in (public_submit, public_subs, public_events, public_read, web_sessions):
+    for module in (public_submit, public_subs, public_events, public_batches, public_read, web_sessions):
         for path, item in module.openapi_paths().items():
             paths.setdefault(path, {}).update(item)
     return {
@@ -376,6 +378,7 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     public_submit.register(app, pool, settings)
     public_subs.register(app, pool)
     public_events.register(app, pool)
+    public_batches.register(app, pool)
     public_read.register(app, pool, settings)
     web_sessions.register(app, pool, settings)
     app.add_routes(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
@@ -58,11 +59,15 @@ def resume_after(request: web.Request) -> int | None:
     return int(raw)
 
 
-def sse_frame(event: SubmissionEvent) -> bytes:
-    """One event in the text/event-stream format."""
+def sse_frame(event: SubmissionEvent, event_id: str | None = None) -> bytes:
+    """One event in the text/event-stream format; its SSE `id` is the event's own unless `event_id` says."""
     view = SubmissionEventView.of(event)
-    lines = [] if event.id is None else [f"id: {event.id}"]
-    lines += [f"event: {event.type}", f"data: {view.model_dump_json()}"]
+    return frame(event.type, view.model_dump_json(), event_id or (None if event.id is None else str(event.id)))
+
+
+def frame(event_type: str, data: str, event_id: str | None = None) -> bytes:
+    lines = [] if event_id is None else [f"id: {event_id}"]
+    lines += [f"event: {event_type}", f"data: {data}"]
     return ("\n".join(lines) + "\n\n").encode()
 
 
@@ -93,6 +98,13 @@ async def get_events(request: web.Request) -> web.StreamResponse:
         raise ProblemError(
             "submission_not_found", f"You have no submission #{sub_id}; GET /v1/submissions lists yours."
         )
+    frames = (sse_frame(event) async for event in follow(pool, sub_id, after, request.app[PACE], request.app[FEED]))
+    return await stream_frames(request, frames, f"submission {sub_id}")
+
+
+async def stream_frames(request: web.Request, frames: AsyncIterator[bytes], label: str) -> web.StreamResponse:
+    """Answer with the frames as a Server-Sent Event stream: a keep-alive comment while none comes, the reconnect
+    hint when the API shuts down, and a clean end once the frames end (or fail: the client then resumes)."""
     response = web.StreamResponse(
         headers={
             "Content-Type": "text/event-stream",
@@ -106,14 +118,14 @@ async def get_events(request: web.Request) -> web.StreamResponse:
 
     async def read() -> None:
         try:
-            async for event in follow(pool, sub_id, after, request.app[PACE], request.app[FEED]):
-                await events.put(event)
+            async for frame in frames:
+                await events.put(frame)
         except Exception:
             await events.put(_DONE)
             raise
         await events.put(_DONE)
 
-    reader = asyncio.create_task(read(), name=f"events-{sub_id}")
+    reader = asyncio.create_task(read(), name=f"events-{label}")
     closing = request.app[CLOSING]
     try:
         while True:
@@ -127,14 +139,14 @@ async def get_events(request: web.Request) -> web.StreamResponse:
             if item is _DONE:
                 reader.result()  # a store failure ends the stream; the client reconnects with Last-Event-ID
                 break
-            await response.write(sse_frame(item))
+            await response.write(item)
     except (ConnectionResetError, asyncio.CancelledError):
         reader.cancel()
         raise
     except Exception:
         # The answer has begun: no problem details can follow the events. The stream ends cleanly instead, so that
         # the client reconnects with Last-Event-ID rather than wait on a response that never finishes.
-        log.exception("submission %d: its event stream failed", sub_id)
+        log.exception("%s: its event stream failed", label)
     finally:
         if not reader.done():
             reader.cancel()

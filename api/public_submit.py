@@ -29,7 +29,7 @@ from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DTYPES, MODES, DType, Mo
 from contract.wire import MAX_SOURCE_BYTES
 from core.store import fleet as fleet_store
 from core.submit.intake import parse_dtype, parse_mode
-from core.submit.service import ArenaService
+from core.submit.service import ArenaService, SubmitTicket
 from core.submit.uploads import check_declared
 
 SERVICE = web.AppKey("submit_service", ArenaService)
@@ -77,16 +77,22 @@ async def _read_limited(part: BodyPartReader, limit: int) -> bytes | None:
             return None
 
 
-async def read_form(request: web.Request) -> SubmissionForm:
-    """The submission's fields, each checked for what can be checked before the core sees it."""
+@dataclass(frozen=True)
+class UploadedFile:
+    file_name: str
+    data: bytes
+
+
+async def read_parts(request: web.Request, max_files: int = 1) -> tuple[dict[str, str], list[UploadedFile]]:
+    """The multipart body's text fields and its `file` parts (at most `max_files`), each checked for what can be
+    checked before the core sees it: the names, the sizes, a field sent twice."""
     if request.content_type != "multipart/form-data":
         raise ProblemError(
             "unsupported_media_type",
             f"Send the submission as multipart/form-data (fields problem and file), not {request.content_type}.",
         )
     fields: dict[str, str] = {}
-    file_name: str | None = None
-    data: bytes | None = None
+    files: list[UploadedFile] = []
     try:
         reader = await request.multipart()
         while (part := await reader.next()) is not None:
@@ -94,8 +100,11 @@ async def read_form(request: web.Request) -> SubmissionForm:
                 raise ProblemError("validation_failed", "A nested multipart body is not a submission field.")
             name = part.name or ""
             if name == "file":
-                if data is not None:
-                    raise ProblemError("validation_failed", "Send one `file` field.")
+                if len(files) >= max_files:
+                    raise ProblemError(
+                        "validation_failed",
+                        "Send one `file` field." if max_files == 1 else f"Send at most {max_files} `file` fields.",
+                    )
                 file_name = part.filename or ""
                 if not file_name:
                     raise ProblemError("validation_failed", "The `file` field needs a file name (solution.cu, .py).")
@@ -106,6 +115,7 @@ async def read_form(request: web.Request) -> SubmissionForm:
                     raise ProblemError(
                         "payload_too_large", f"`{file_name}` is over {limit} KiB; the limit is {limit} KiB."
                     )
+                files.append(UploadedFile(file_name, data))
             elif name in TEXT_FIELDS:
                 if name in fields:
                     raise ProblemError("validation_failed", f"Send the field `{name}` once.")
@@ -123,12 +133,18 @@ async def read_form(request: web.Request) -> SubmissionForm:
         raise ProblemError("bad_request", f"The multipart body cannot be read ({reason[:200]}).") from exc
     if not fields.get("problem"):
         raise ProblemError("validation_failed", "The field `problem` (a problem's slug) is missing.")
-    if data is None or file_name is None:
+    if not files:
         raise ProblemError("validation_failed", "The field `file` (the solution's source) is missing.")
+    return fields, files
+
+
+async def read_form(request: web.Request) -> SubmissionForm:
+    """The submission's fields, each checked for what can be checked before the core sees it."""
+    fields, files = await read_parts(request)
     return SubmissionForm(
         problem=fields["problem"],
-        file_name=file_name,
-        data=data,
+        file_name=files[0].file_name,
+        data=files[0].data,
         dtype=parse_dtype(fields.get("dtype") or DEFAULT_DTYPE),
         mode=parse_mode(fields.get("mode") or DEFAULT_MODE),
         gpu=fields.get("gpu") or None,
@@ -154,7 +170,7 @@ def _case(text: str | None) -> int | None:
     return int(text)
 
 
-def _idempotency_key(request: web.Request) -> str | None:
+def idempotency_key(request: web.Request) -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
@@ -168,7 +184,7 @@ def _idempotency_key(request: web.Request) -> str | None:
 
 async def post_submission(request: web.Request) -> web.Response:
     user = await authenticate(request, "submit")
-    key = _idempotency_key(request)
+    key = idempotency_key(request)
     form = await read_form(request)
     service = request.app[SERVICE]
     request.app[POOL_TYPES].types = await fleet_store.pool_types(service.pool)
@@ -185,9 +201,15 @@ async def post_submission(request: web.Request) -> web.Response:
         client_token=f"api:{key}" if key is not None else None,
         profile_case=form.profile_case,
     )
+    accepted = await accepted_of(service, ticket)
+    return web.json_response(text=accepted.model_dump_json(), status=202, headers={"Location": accepted.result})
+
+
+async def accepted_of(service: ArenaService, ticket: SubmitTicket) -> SubmissionAccepted:
+    """What the API answers for a submission it took."""
     sub_id = ticket.submission_id
     path = f"/v1/submissions/{sub_id}"
-    accepted = SubmissionAccepted(
+    return SubmissionAccepted(
         id=sub_id,
         problem=ticket.slug,
         file_name=ticket.file_name,
@@ -203,7 +225,6 @@ async def post_submission(request: web.Request) -> web.Response:
         result=path,
         contests=await contests_of(service.pool, sub_id, ticket.mode),
     )
-    return web.json_response(text=accepted.model_dump_json(), status=202, headers={"Location": path})
 
 
 def register(app: web.Application, pool: asyncpg.Pool, settings: ApiSettings) -> None:
@@ -219,19 +240,23 @@ async def _finish_submissions(app: web.Application) -> None:
     await app[SERVICE].aclose()
 
 
-def openapi_paths() -> dict[str, Any]:
-    form = {
-        "type": "object",
-        "required": ["problem", "file"],
-        "properties": {
-            "problem": {"type": "string", "description": "the problem's slug"},
-            "file": {"type": "string", "format": "binary", "description": "the source: a .cu or .py file"},
-            "dtype": {"type": "string", "enum": list(DTYPES), "default": DEFAULT_DTYPE},
-            "mode": {"type": "string", "enum": list(MODES), "default": DEFAULT_MODE},
-            "gpu": {"type": "string", "description": "the GPU pool (default: the only one)"},
-            "profile_case": {"type": "integer", "minimum": 0, "description": "with mode profile: the case"},
-        },
+def multipart_schema(file: dict[str, Any], *, profile: bool = True) -> dict[str, Any]:
+    """The form a submission is sent as, with this `file` field (one source, or a batch's several)."""
+    modes = [m for m in MODES if profile or m != "profile"]
+    properties: dict[str, Any] = {
+        "problem": {"type": "string", "description": "the problem's slug"},
+        "file": file,
+        "dtype": {"type": "string", "enum": list(DTYPES), "default": DEFAULT_DTYPE},
+        "mode": {"type": "string", "enum": modes, "default": DEFAULT_MODE},
+        "gpu": {"type": "string", "description": "the GPU pool (default: the only one)"},
     }
+    if profile:
+        properties["profile_case"] = {"type": "integer", "minimum": 0, "description": "with mode profile: the case"}
+    return {"type": "object", "required": ["problem", "file"], "properties": properties}
+
+
+def openapi_paths() -> dict[str, Any]:
+    form = multipart_schema({"type": "string", "format": "binary", "description": "the source: a .cu or .py file"})
     return {
         "/v1/submissions": {
             "post": {

@@ -56,7 +56,11 @@ REQUEST_TIMEOUT_S = 60
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
 # Routes whose token must be able to write; every other route is called with the reading token, but those that end
 # the caller's own session (DELETE /v1/sessions/current), which get a token of their own to end.
-SUBMIT_SCOPE = {("POST", "/v1/submissions"), ("DELETE", "/v1/submissions/{submission_id}")}
+SUBMIT_SCOPE = {
+    ("POST", "/v1/submissions"),
+    ("POST", "/v1/submissions/batches"),
+    ("DELETE", "/v1/submissions/{submission_id}"),
+}
 
 
 async def store_with_data(pool: asyncpg.Pool) -> tuple[str, str, str]:
