@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import aiohttp
 from pydantic import BaseModel, ValidationError
 
+from api.batch_models import BatchAccepted, BatchView
 from api.submission_models import (
     SubmissionAccepted,
     SubmissionCancelled,
@@ -252,6 +253,55 @@ class ArenaServer:
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         return await self._call(SubmissionAccepted, "POST", "/v1/submissions", data=form, headers=headers)
 
+    async def submit_batch(
+        self,
+        slug: str,
+        files: list[tuple[str, bytes]],
+        *,
+        dtype: str,
+        mode: str,
+        gpu: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> BatchAccepted:
+        form = aiohttp.FormData()
+        form.add_field("problem", slug)
+        form.add_field("dtype", dtype)
+        form.add_field("mode", mode)
+        if gpu:
+            form.add_field("gpu", gpu)
+        for file_name, data in files:
+            form.add_field("file", data, filename=file_name, content_type="application/octet-stream")
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        return await self._call(BatchAccepted, "POST", "/v1/submissions/batches", data=form, headers=headers)
+
+    async def batch(self, batch_id: int) -> BatchView:
+        return await self._call(BatchView, "GET", f"/v1/submissions/batches/{batch_id}")
+
+    async def follow_batch(self, batch_id: int) -> AsyncIterator[SubmissionEventView | BatchView]:
+        """Every variant's events, then the ranked table (a BatchView), opening the stream again where it was when
+        it drops."""
+        loop = asyncio.get_running_loop()
+        cursor: str | None = None
+        failures = 0
+        down_since: float | None = None
+        while True:
+            try:
+                async for event_id, kind, data in self._frames(f"/v1/submissions/batches/{batch_id}/events", cursor):
+                    failures, down_since = 0, None
+                    if kind == "batch":
+                        yield BatchView.model_validate_json(data)
+                        return
+                    cursor = event_id or cursor
+                    yield SubmissionEventView.model_validate_json(data)
+            except (aiohttp.ClientError, TimeoutError, ServerError) as exc:
+                if isinstance(exc, ServerError) and exc.exit_code != EXIT_UNAVAILABLE:
+                    raise
+                down_since = loop.time() if down_since is None else down_since
+                if loop.time() - down_since > RECONNECT_FOR_S:
+                    raise self._unreachable(exc) from exc
+            await asyncio.sleep(RECONNECT_WAIT_S[min(failures, len(RECONNECT_WAIT_S) - 1)])
+            failures += 1
+
     async def submission(self, submission_id: int) -> SubmissionView:
         return await self._call(SubmissionView, "GET", f"/v1/submissions/{submission_id}")
 
@@ -270,26 +320,35 @@ class ArenaServer:
             query["before"] = str(before)
         return await self._call(SubmissionPage, "GET", "/v1/submissions", params=query)
 
-    async def events(self, submission_id: int, after: int | None = None) -> AsyncIterator[SubmissionEventView]:
-        """One connection's events (after the kept event `after`), until the server ends the stream."""
+    async def _frames(self, path: str, last_id: str | None) -> AsyncIterator[tuple[str | None, str, str]]:
+        """One connection's Server-Sent Events as (id, event, data), until the server ends the stream."""
         headers = {"Accept": "text/event-stream"}
-        if after is not None:
-            headers["Last-Event-ID"] = str(after)
+        if last_id is not None:
+            headers["Last-Event-ID"] = last_id
         # No read timeout: the server sends a comment line at least every 15 s while nothing happens.
         timeout = aiohttp.ClientTimeout(total=None, connect=REQUEST_TIMEOUT_S, sock_read=REQUEST_TIMEOUT_S * 2)
-        async with self.session.get(
-            f"/v1/submissions/{submission_id}/events", headers=headers, timeout=timeout
-        ) as response:
+        async with self.session.get(path, headers=headers, timeout=timeout) as response:
             if response.status >= 400:
                 raise await self._refusal(response)
+            fields: dict[str, str] = {}
             data: list[str] = []
             async for raw in response.content:
                 line = raw.decode("utf-8").rstrip("\r\n")
                 if line.startswith("data:"):
                     data.append(line[5:].removeprefix(" "))
-                elif not line and data:
-                    yield SubmissionEventView.model_validate_json("\n".join(data))
-                    data = []
+                elif line.startswith(("id:", "event:")):
+                    key, _, value = line.partition(":")
+                    fields[key] = value.removeprefix(" ")
+                elif not line:
+                    if data:
+                        yield fields.get("id"), fields.get("event", "message"), "\n".join(data)
+                    fields, data = {}, []
+
+    async def events(self, submission_id: int, after: int | None = None) -> AsyncIterator[SubmissionEventView]:
+        """One connection's events (after the kept event `after`), until the server ends the stream."""
+        last = None if after is None else str(after)
+        async for _, _, data in self._frames(f"/v1/submissions/{submission_id}/events", last):
+            yield SubmissionEventView.model_validate_json(data)
 
     async def follow(self, submission_id: int, after: int | None = None) -> AsyncIterator[SubmissionEventView]:
         """Every event to the `result`, opening the stream again after the last kept event when it drops."""

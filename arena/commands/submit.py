@@ -263,6 +263,11 @@ def measure_config(args: argparse.Namespace) -> MeasureConfig:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    if len(args.files) > 1:
+        from arena.batch_submit import submit_batch_on_server
+
+        return submit_batch_on_server(args)
+    args.file = args.files[0]
     if args.server is not None:
         from arena.remote_submit import submit_on_server
 
@@ -366,7 +371,13 @@ def save_artifacts(report: ProfileReport, folder: Path) -> list[Path]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("submit", help="verify and benchmark a solution file")
     p.add_argument("slug")
-    p.add_argument("file")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="the solution (.cu or .py); with --server, up to 16 files make a batch of variants, each its own "
+        "submission, ranked in one table",
+    )
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument(
         "--mode",

@@ -178,6 +178,58 @@ async def test_a_service_account_token_made_in_the_cli_submits_through_the_api(
         fleet.close()
 
 
+BATCH_VARIANTS = {
+    "add_out.py": (EXAMPLES / "vector_add.py").read_text(),
+    "copy_add.py": "def solution(a, b, c, n):\n    c.copy_(a)\n    c.add_(b)\n",
+    "wrong.py": "def solution(a, b, c, n):\n    c.copy_(a)\n",
+}
+
+
+async def test_a_batch_of_three_variants_is_submitted_followed_and_ranked_from_the_cli(
+    pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
+) -> None:
+    """`arena submit SLUG a.py b.py c.py --server`: one batch, three submissions on the CPU runner, each variant's
+    progress on stderr, and the table that ranks the two that passed, the wrong one last."""
+    fleet = Fleet(db_dsn, tmp_path)
+    try:
+        fleet.api().start()
+        await fleet.wait_api()
+        fleet.runner("batch-runner", await fleet.token(pool, "cpu")).start()
+        await wait_live(pool, fleet, {"batch-runner"})
+        await sync_problem(pool, ProblemSpec.builtin(find_problem("vector_add")))
+        made = await create_token(pool, "discord:5150", "eve", "sweep")
+        paths = []
+        for name, text in BATCH_VARIANTS.items():
+            (tmp_path / name).write_text(text)
+            paths.append(str(tmp_path / name))
+        env = cli_env(tmp_path, db_dsn, ARENA_TOKEN=made.token)
+        argv = ["submit", "vector_add", *paths, "--mode", "benchmark", "--server", fleet.api_url, "--json"]
+        batch = await asyncio.to_thread(arena, env, *argv)
+        assert batch.returncode == 1, batch.stderr + fleet.logs()  # one variant failed
+        view = json.loads(batch.stdout)
+        assert view["state"] == "done" and view["counts"] == {"passed": 2, "failed": 1}
+        rows = [(v["rank"], v["submission"]["file_name"], v["submission"]["status"]) for v in view["variants"]]
+        assert sorted(rows[:2], key=lambda r: r[1]) in (
+            [(1, "add_out.py", "passed"), (2, "copy_add.py", "passed")],
+            [(2, "add_out.py", "passed"), (1, "copy_add.py", "passed")],
+            [(1, "add_out.py", "passed"), (1, "copy_add.py", "passed")],
+        )
+        assert rows[2] == (None, "wrong.py", "failed")
+        assert "Batch #" in batch.stderr and "wrong.py: failed" in batch.stderr and "add_out.py: passed" in batch.stderr
+        owned = await pool.fetch("SELECT submission_id FROM batch_members WHERE batch_id = $1", view["id"])
+        assert sorted(r["submission_id"] for r in owned) == sorted(v["submission"]["id"] for v in view["variants"])
+
+        # A batch as a person reads it; and several files without --server, refused in one line.
+        argv = ["submit", "vector_add", *paths[:2], "--mode", "test", "--server", fleet.api_url]
+        table = await asyncio.to_thread(arena, env, *argv)
+        assert table.returncode == 0, table.stderr
+        assert "variant" in table.stdout and "copy_add.py" in table.stdout and "2 passed" in table.stdout
+        local = await asyncio.to_thread(arena, env, "submit", "vector_add", *paths[:2], "--json")
+        assert local.returncode == 2 and "--server" in json.loads(local.stdout)["error"]["message"]
+    finally:
+        fleet.close()
+
+
 async def test_a_stream_cut_by_an_api_restart_resumes_with_no_event_lost_or_repeated(
     pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
 ) -> None:
