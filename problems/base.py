@@ -265,6 +265,12 @@ class Problem(ABC):
     def generate_test_cases(self, dtype: DType, device_kind: DeviceKind = "gpu") -> list[TestCase]:
         """The test cases for `dtype`, small to large. `device_kind="cpu"` gives sizes a CPU runs in seconds."""
 
+    def holdout_cases(self, dtype: DType, device_kind: DeviceKind, seed: int) -> list[TestCase]:
+        """Hidden test cases a ranked run verifies beside the public ones, drawn with `seed`: shapes in none of the
+        public cases, so that code specialised to the public shapes is not ranked as a general solution. None by
+        default; `problems.library.KernelProblem` draws them from each problem's declared ranges."""
+        return []
+
     def verify_result(
         self, expected_output: torch.Tensor, actual_output: torch.Tensor, dtype: DType
     ) -> tuple[bool, dict[str, Any]]:

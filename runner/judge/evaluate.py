@@ -106,6 +106,8 @@ class Evaluation:
     printing: str | None = None
     # The launcher's capture files (stdout's, stderr's), read here directly when the launcher dies.
     capture_files: tuple[int, int] | None = None
+    # How many hidden shapes a ranked run was verified on too (0: none).
+    holdout_verified: int = 0
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -140,7 +142,10 @@ class Evaluation:
             mean_gbps=arithmetic_mean(gbps),
             error=error,
             phase_seconds=self.phase_seconds,
-            notes=source_notes(req.language, req.source) + _timing_notes(self.timings) + _printing_notes(self.output),
+            notes=source_notes(req.language, req.source)
+            + _timing_notes(self.timings)
+            + _printing_notes(self.output)
+            + _holdout_notes(self.holdout_verified),
             profile=profile,
             output=self.output,
             protocol=protocol_version() if self.timings else None,
@@ -154,6 +159,10 @@ PRINTED_WHILE_TIMED = (
     "The solution printed during its timed calls: printing is part of the measured time. Remove the prints "
     "to be timed on the work alone."
 )
+
+
+def _holdout_notes(verified: int) -> list[str]:
+    return [f"Also verified on {verified} hidden shapes, not timed (ranked runs only)."] if verified else []
 
 
 def _printing_notes(output: list[PhaseOutput]) -> list[str]:
@@ -288,6 +297,8 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
             ev.events.emit("test_case", index=index, count=len(cases), test=outcome, message=outcome.message)
             if not outcome.passed:
                 raise WrongAnswerError(f"Wrong answer on case {case['name']}: {outcome.message}")
+        if req.mode == "ranked":
+            _verify_holdout(ev, link, seed)
         _collect_output(ev, link)
     if req.mode == "test":
         return ev.result("passed")
@@ -307,6 +318,29 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
         _collect_output(ev, link)
     return ev.result("passed")
+
+
+HOLDOUT_FAILED = (
+    "A hidden test shape failed: a ranked run is also verified on shapes drawn from the problem's ranges that are "
+    "not in the public list (ragged sizes, other aspect ratios), and this solution is right on the public shapes "
+    "only, so it is not ranked. The hidden shape is not shown; make the kernel handle every size the problem "
+    "allows (`arena show` gives the ranges' public ends)."
+)
+
+
+def _verify_holdout(ev: Evaluation, link: LauncherLink, seed: int) -> None:
+    """A ranked run's hidden shapes: verified, never timed, never shown. The shapes come from the judge's own
+    randomness, fresh for each run, so that no run can learn them for the next."""
+    cases = ev.problem.holdout_cases(ev.request.dtype, ev.device_kind, secrets.randbits(62))
+    for index, case in enumerate(cases):
+        try:
+            outcome = _run_test(ev, link, case, len(ev.tests) + index, seed)
+        except SolutionRuntimeError as exc:
+            raise SolutionRuntimeError(f"{HOLDOUT_FAILED} (It failed to run there.)", log=exc.log) from None
+        if not outcome.passed:
+            raise WrongAnswerError(HOLDOUT_FAILED)
+    if cases:
+        ev.holdout_verified = len(cases)
 
 
 def profile_target(problem: Problem, cases: Sequence[TestCase], dtype: str, index: int | None) -> ProfileReport:

@@ -203,3 +203,24 @@ async def test_ranked_runs_ignore_a_requested_seed_and_draw_fresh_inputs():
     ranked, _ = await run("vector_add", "seeded.py", source, mode="ranked")
     assert ranked.status == "failed"
     assert ranked.error.code == "wrong_answer"
+
+
+async def test_a_shape_specialised_solution_passes_test_mode_and_is_refused_for_ranking():
+    source = (EXAMPLES / "shape_specialised_vector_add.py").read_text()
+    tested, _ = await run("vector_add", "special.py", source, mode="test")
+    assert tested.status == "passed", tested.error
+    ranked, events = await run("vector_add", "special.py", source, mode="ranked")
+    assert ranked.status == "failed" and ranked.error is not None and ranked.error.code == "wrong_answer"
+    assert "hidden test shape failed" in ranked.error.message and "not shown" in ranked.error.message
+    from problems.registry import get_problem
+
+    public = {tuple(c["dims"]) for c in get_problem("vector_add").generate_test_cases("float32", "cpu")}
+    shown = {tuple(t.dims) for t in ranked.tests} | {tuple(e.test.dims) for e in events if e.test is not None}
+    assert shown <= public, "no hidden shape reaches the result or the events"
+
+
+async def test_an_honest_ranked_run_is_verified_on_hidden_shapes_too():
+    ranked, _ = await run("vector_add", "vector_add.py", (EXAMPLES / "vector_add.py").read_text(), mode="ranked")
+    assert ranked.status == "passed", ranked.error
+    assert "Also verified on 2 hidden shapes, not timed (ranked runs only)." in ranked.notes
+    assert len(ranked.tests) == len(ranked.timings) == 3  # the public cases alone are listed and timed

@@ -38,6 +38,9 @@ class GqaAttention(AttentionProblem):
     gpu_cases = ((2, 8, 2, 255, 64), (2, 12, 4, 1000, 80), (2, 32, 4, 1024, 128), (1, 32, 8, 2047, 128))
     cpu_cases = ((1, 4, 2, 7, 4), (1, 6, 2, 33, 16), (2, 8, 2, 65, 24))
     dim_names = ("b", "hq", "hkv", "s", "d")
+
+    def holdout_valid(self, dims: Dims) -> bool:
+        return dims[1] % dims[2] == 0  # each key/value head serves a whole group of query heads
     flops_formula = "B·Hq·P·(4·D + 5), P = S·(S+1)/2 scored pairs (2·D each for Q·Kᵀ and P·V, 5 for the softmax)"
     bytes_formula = "(2·B·Hq·S·D + 2·B·Hkv·S·D) · sizeof(dtype) (read Q, K, V once; write the output)"
     # Default tolerances, as for causal-attention.

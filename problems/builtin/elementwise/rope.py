@@ -41,6 +41,7 @@ class Rope(KernelProblem):
     gpu_cases = ((1000, 12, 64), (4096, 32, 128), (8191, 25, 96), (16384, 32, 128))
     cpu_cases = ((5, 3, 8), (33, 4, 64), (100, 7, 96))
     dim_names = ("tokens", "heads", "head_dim")
+    holdout_multiples = (1, 1, 2)  # rotations act on pairs
     flops_formula = "3 · tokens · heads · head_dim (4 multiplies and 2 adds per pair)"
     bytes_formula = "(2 · tokens · heads · head_dim + tokens · head_dim) · sizeof(dtype) (x, output, both tables)"
 

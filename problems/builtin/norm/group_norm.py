@@ -43,6 +43,9 @@ class GroupNorm(KernelProblem):
     gpu_cases = ((3, 60, 1001, 6), (8, 128, 4096, 32), (16, 320, 4096, 32), (8, 512, 16384, 32))
     cpu_cases = ((2, 6, 7, 3), (3, 8, 33, 4), (4, 32, 64, 8))
     dim_names = ("N", "C", "HW", "G")
+
+    def holdout_valid(self, dims: Dims) -> bool:
+        return dims[1] % dims[3] == 0  # the channels split into whole groups
     flops_formula = (
         "8 · N · C · HW (per element: add for the mean; subtract, square and add for the variance; "
         "subtract and scale to normalize; multiply by gamma and add beta)"

@@ -44,12 +44,19 @@ def pool_signature(ndim: int, dilation: bool) -> tuple[Param, ...]:
 class Pool(KernelProblem):
     """Pooling of one `ndim`-dimensional channel; `dilation` says whether the case carries a dilation."""
 
+
     tags: ClassVar[tuple[str, ...]] = ("pooling", "memory-bound")
     dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
     ndim: ClassVar[int]
     dilated: ClassVar[bool] = False
     bytes_formula = "(input elements + output elements) · sizeof(float)"
     time_floor = TimeFloor(read_share=0.0, why="A stride or dilation past the window skips inputs no output reads.")
+
+    def holdout_valid(self, dims: Dims) -> bool:
+        """torch's rule: padding at most half the window, and every padded size holds one window."""
+        _, pool = self.split(dims)
+        k, s, p = pool[:3]
+        return k >= 1 and s >= 1 and p <= k // 2 and all(n + 2 * p >= k for n in dims[: self.ndim])
 
     def split(self, dims: Dims) -> tuple[tuple[int, ...], list[int]]:
         """The spatial sizes and the pooling ints (kernel_size, stride, padding[, dilation]) of a case."""

@@ -359,6 +359,8 @@ class QuantProblem(KernelProblem):
 
     dtypes: ClassVar[tuple[DType, ...]] = ("float32",)
     dim_names: ClassVar[tuple[str, ...]] = ("m", "k")
+    # K, the last size, is whole blocks (32 for MX, 16 for NVFP4; 32 suits both).
+    holdout_multiples: ClassVar[tuple[int, ...] | None] = (32,)
 
     def extras(self, dims: Dims) -> list[Any]:
         return list(dims)
