@@ -51,5 +51,5 @@ install_torch() {
 
 python -m pip install -q --upgrade pip >/dev/null
 python -c 'import torch' 2>/dev/null || install_torch
-python -m pip install -q -e '.[runner,bot,web,dev]'
+python -m pip install -q -e '.[runner,bot,web,agents,dev]'
 echo "$wanted" > "$stamp"

@@ -70,6 +70,7 @@ SLOW_MODULES: frozenset[str] = frozenset(
         "store/test_fleet_faults.py",
         "store/test_fleet_health_probes.py",
         "store/test_fleet_registry.py",
+        "store/test_mcp.py",
         "store/test_personal_tokens.py",
         "store/test_public_case_events.py",
         "store/test_public_cli_cancel.py",
