@@ -126,7 +126,7 @@ def test_target_cv_out_of_range_is_refused() -> None:
 
 def test_usage_mistakes_are_one_line_pointing_at_help() -> None:
     proc = arena("submit", "vector_add", env=ENV)
-    assert_one_line_error(proc, "required: file", "arena submit --help")
+    assert_one_line_error(proc, "required: FILE", "arena submit --help")
     assert "usage:" not in proc.stderr
 
 

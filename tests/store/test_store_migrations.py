@@ -47,6 +47,8 @@ TABLES = {
     "runner_secrets",
     "runner_canaries",
     "personal_tokens",
+    "submission_batches",
+    "batch_members",
     "schema_migrations",
 }
 
