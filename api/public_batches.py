@@ -20,11 +20,11 @@ from api.batch_models import BatchAccepted, BatchView
 from api.problems_json import ProblemError, openapi_problem_responses
 from api.public_events import FEED, PACE, frame, sse_frame, stream_frames
 from api.public_submit import (
-    MAX_IDEMPOTENCY_KEY,
     POOL_TYPES,
     SERVICE,
     accepted_of,
     idempotency_key,
+    idempotency_parameter,
     multipart_schema,
     read_parts,
 )
@@ -132,15 +132,7 @@ def openapi_paths() -> dict[str, Any]:
                 "description": "Every variant is checked before any is stored, and the mode's quota must hold "
                 "them all; each then has its own result, quota charge and place in the fair queue.",
                 "security": [{"bearer": []}],
-                "parameters": [
-                    {
-                        "name": "Idempotency-Key",
-                        "in": "header",
-                        "required": False,
-                        "schema": {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
-                        "description": "a retry with the same key answers the first batch",
-                    }
-                ],
+                "parameters": [idempotency_parameter("a retry with the same key answers the first batch")],
                 "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": form}}},
                 "responses": {
                     "202": {

@@ -240,6 +240,17 @@ async def _finish_submissions(app: web.Application) -> None:
     await app[SERVICE].aclose()
 
 
+def idempotency_parameter(description: str) -> dict[str, Any]:
+    """The optional `Idempotency-Key` header of a route that stores what it is sent, as OpenAPI names it."""
+    return {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
+        "description": description,
+    }
+
+
 def multipart_schema(file: dict[str, Any], *, profile: bool = True) -> dict[str, Any]:
     """The form a submission is sent as, with this `file` field (one source, or a batch's several)."""
     modes = [m for m in MODES if profile or m != "profile"]
@@ -263,14 +274,10 @@ def openapi_paths() -> dict[str, Any]:
                 "summary": "Submit a solution (scope submit); stored and queued before the answer",
                 "security": [{"bearer": []}],
                 "parameters": [
-                    {
-                        "name": "Idempotency-Key",
-                        "in": "header",
-                        "required": False,
-                        "schema": {"type": "string", "maxLength": MAX_IDEMPOTENCY_KEY},
-                        "description": "a retry with the same key and body answers the first submission; the "
-                        "same key with another body is refused (409 idempotency_conflict)",
-                    }
+                    idempotency_parameter(
+                        "a retry with the same key and body answers the first submission; the same key with another "
+                        "body is refused (409 idempotency_conflict)"
+                    )
                 ],
                 "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": form}}},
                 "responses": {

@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 
 from api.batch_models import BatchAccepted, BatchView
-from api.submission_models import SubmissionEventView
+from arena.event_lines import describe_event
 from arena.render import format_rate, table
 from arena.server_client import EXIT_FAILED, ArenaServer, ServerError, load_login, report
 from core.errors import CancelledByUserError, UserFacingError
@@ -36,20 +36,6 @@ def read_variants(paths: list[str]) -> list[Variant]:
             raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     check_variants(variants)
     return variants
-
-
-def _progress(event: SubmissionEventView, names: dict[int, str]) -> str | None:
-    name = names.get(event.submission_id, f"#{event.submission_id}")
-    if event.type == "result" and event.result is not None:
-        result = event.result
-        unit = "GB/s" if result.score_metric == "gbps" else "GFLOPS"
-        shown = f" · {format_rate(result.score)} {unit}" if result.score is not None else ""
-        why = f" · {result.error.code}: {result.error.message.splitlines()[0][:120]}" if result.error else ""
-        return f"{name}: {result.status}{shown}{why}"
-    if event.type in ("dispatched", "running", "requeued"):
-        runner = f" on runner {event.runner}" if event.runner else ""
-        return f"{name}: {event.type}{runner} (attempt {event.attempt})"
-    return None
 
 
 def render_batch(view: BatchView) -> str:
@@ -93,7 +79,7 @@ async def _run(args: argparse.Namespace, variants: list[Variant], accepted: list
                     return item
                 if args.stream:
                     print(item.model_dump_json(exclude_none=True), flush=True)
-                elif (line := _progress(item, names)) is not None:
+                elif (line := describe_event(item, names.get(item.submission_id, ""))) is not None:
                     print(line, file=sys.stderr, flush=True)
         except asyncio.CancelledError:
             await _withdraw(server, batch)

@@ -27,15 +27,13 @@ from pydantic import BaseModel, Field
 from api.batch_models import BatchAccepted, BatchView
 from api.read_models import Leaderboard, ProblemDetail, ProblemList
 from api.submission_models import SubmissionEventView, SubmissionView
+from arena.event_lines import describe_event
 from arena.mcp_api import leaderboard_page, problem_detail, problem_list
 from arena.server_client import ArenaServer, ServerError, load_login, server_url
-from arena.submission_phases import case_line
 from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DType, Language, LanguageFilter, Mode
 from core.errors import UserFacingError
-from core.progress import describe_place
 from core.submit.batches import MAX_VARIANTS, Variant, check_variants
 from core.submit.uploads import check_upload
-from core.views.result import format_rate
 from problems.registry import UnknownProblemError, get_problem
 from problems.starter import generate_starter, starter_filename
 
@@ -104,29 +102,6 @@ def _refused(code: str, message: str) -> ToolError:
 
 
 # -- progress ---------------------------------------------------------------------------------------------------
-
-
-def describe_event(event: SubmissionEventView, name: str = "") -> str | None:
-    """One line for a step of a run (None for an event that says nothing new), prefixed with the variant's name
-    in a batch."""
-    prefix = f"{name}: " if name else ""
-    on = f" on runner {event.runner}" if event.runner else ""
-    if event.type in ("submitted", "queue") and event.position:
-        return f"{prefix}queued at place {describe_place(event.position)}"
-    if event.type in ("dispatched", "running"):
-        return f"{prefix}{event.type}{on} (attempt {event.attempt})"
-    if event.type == "requeued":
-        return f"{prefix}requeued at the head of the queue: its runner was lost (attempt {event.attempt})"
-    if event.type == "case" and event.case is not None:
-        line = case_line(event.case)
-        return f"{prefix}{line.strip()}" if line else None
-    if event.type == "result" and event.result is not None:
-        result = event.result
-        unit = "GB/s" if result.score_metric == "gbps" else "GFLOPS"
-        score = f" · {format_rate(result.score)} {unit}" if result.score is not None else ""
-        why = f" · {result.error.code}: {result.error.message.splitlines()[0][:200]}" if result.error else ""
-        return f"{prefix}{result.status}{score}{why}"
-    return None
 
 
 class Progress:

@@ -93,6 +93,17 @@ def report(exc: UserFacingError, as_json: bool) -> int:
     return error.exit_code
 
 
+def _submission_form(slug: str, dtype: str, mode: str, gpu: str | None) -> aiohttp.FormData:
+    """The text fields of a submission's multipart body; the caller adds its file (or a batch's files)."""
+    form = aiohttp.FormData()
+    form.add_field("problem", slug)
+    form.add_field("dtype", dtype)
+    form.add_field("mode", mode)
+    if gpu:
+        form.add_field("gpu", gpu)
+    return form
+
+
 # -- where the server is, and the token ------------------------------------------------------------------------
 
 
@@ -241,12 +252,7 @@ class ArenaServer:
         profile_case: int | None = None,
         idempotency_key: str | None = None,
     ) -> SubmissionAccepted:
-        form = aiohttp.FormData()
-        form.add_field("problem", slug)
-        form.add_field("dtype", dtype)
-        form.add_field("mode", mode)
-        if gpu:
-            form.add_field("gpu", gpu)
+        form = _submission_form(slug, dtype, mode, gpu)
         if profile_case is not None:
             form.add_field("profile_case", str(profile_case))
         form.add_field("file", data, filename=file_name, content_type="application/octet-stream")
@@ -263,12 +269,7 @@ class ArenaServer:
         gpu: str | None = None,
         idempotency_key: str | None = None,
     ) -> BatchAccepted:
-        form = aiohttp.FormData()
-        form.add_field("problem", slug)
-        form.add_field("dtype", dtype)
-        form.add_field("mode", mode)
-        if gpu:
-            form.add_field("gpu", gpu)
+        form = _submission_form(slug, dtype, mode, gpu)
         for file_name, data in files:
             form.add_field("file", data, filename=file_name, content_type="application/octet-stream")
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
