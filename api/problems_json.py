@@ -63,6 +63,7 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     "contest_not_found": ProblemCode(404, "Contest not found"),
     "submission_not_found": ProblemCode(404, "Submission not found"),
     "user_not_found": ProblemCode(404, "User not found"),
+    "nothing_to_compare": ProblemCode(404, "Nothing to compare"),
     # 405, 409
     "method_not_allowed": ProblemCode(405, "Method not allowed"),
     "conflict": ProblemCode(409, "Conflict"),
@@ -76,6 +77,8 @@ PROBLEM_CODES: dict[str, ProblemCode] = {
     "bad_upload": ProblemCode(422, "Upload refused"),
     "unsupported_dtype": ProblemCode(422, "Unsupported dtype"),
     "invalid_option": ProblemCode(422, "Invalid option"),
+    "not_profiled": ProblemCode(422, "Not profiled"),
+    "profiles_not_comparable": ProblemCode(422, "Profiles not comparable"),
     # 429: come back later (always with Retry-After)
     "rate_limited": ProblemCode(429, "Rate limited"),
     "auth_rate_limited": ProblemCode(429, "Too many failed authentications"),

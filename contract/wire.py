@@ -226,6 +226,94 @@ class ProfileReport(_Model):
         return None if not counted or any(b is None for b in counted) else sum(b for b in counted if b is not None)
 
 
+class FigureChange(_Model):
+    """One figure of two profiles, A's and B's, and how it moved from A to B."""
+
+    a: float | None = Field(None, description="A's figure; None where A's profile lacks it")
+    b: float | None = Field(None, description="B's figure; None where B's profile lacks it")
+    change: float | None = Field(None, description="b - a; None unless both are known")
+    change_pct: float | None = Field(None, description="the change as a percentage of a; None where a is 0 or unknown")
+
+
+class StallChange(_Model):
+    """One warp-stall reason among the top ones of either side: its share of the stall cycles on each side."""
+
+    name: str
+    a_share: float | None = Field(None, description="0 to 1; None where it is not among A's top reasons")
+    b_share: float | None = Field(None, description="0 to 1; None where it is not among B's top reasons")
+
+
+ProfileSideName = Literal["both", "a", "b"]
+
+
+class KernelDiff(_Model):
+    """One kernel of a profile diff: its figures on both sides where both profiles ran a kernel of this name, else
+    the one side's figures alone (`side`), with no change."""
+
+    name: str
+    side: ProfileSideName = Field(description="both: matched by name; a or b: only that profile ran it")
+    launches_a: int | None = None
+    launches_b: int | None = None
+    duration_us: FigureChange
+    sm_throughput_pct: FigureChange
+    memory_throughput_pct: FigureChange
+    achieved_occupancy_pct: FigureChange
+    registers_per_thread: FigureChange
+    shared_memory_per_block_bytes: FigureChange
+    dram_bytes_read: FigureChange
+    dram_bytes_written: FigureChange
+    flops: FigureChange = Field(description="the FLOPs the counters saw (tensor cores included where counted)")
+    stalls: list[StallChange] = Field(
+        default_factory=list, description="the top stall reasons of either side, by the larger share first"
+    )
+
+
+class ProfileTotals(_Model):
+    """The two profiles' totals over the kernels they list."""
+
+    duration_us: FigureChange
+    measured_flops: FigureChange
+    measured_dram_bytes: FigureChange
+    speedup: float | None = Field(None, description="A's total duration over B's: above 1, B is faster")
+
+
+class ProfiledRun(_Model):
+    """One side of a profile diff: the run and the case it profiled."""
+
+    submission_id: int
+    owner: str = Field(description="the author's display name")
+    file_name: str
+    language: Language
+    dtype: DType
+    problem_version: int
+    device: str = Field(description="the GPU the runner reported")
+    case_index: int
+    case_name: str
+    tool: str = Field("", description="the profiler's name and version")
+    created_at: datetime
+
+
+BChoice = Literal["given", "own_fastest", "leader"]
+
+
+class ProfileDiff(_Model):
+    """Two profiles of one problem on one GPU type, kernel by kernel: what changed from A to B."""
+
+    problem: str = Field(description="the problem's slug")
+    gpu_type: str
+    a: ProfiledRun
+    b: ProfiledRun
+    b_chosen: BChoice = Field(
+        description="given: the caller named B; own_fastest: the caller's fastest other profile of the problem, GPU "
+        "type, dtype and case; leader: the profile of a board leader's revealed code"
+    )
+    kernels: list[KernelDiff] = Field(
+        default_factory=list, description="matched kernels first (A's order), then A's alone, then B's alone"
+    )
+    totals: ProfileTotals
+    notes: list[str] = Field(default_factory=list, description="what differs beyond the figures (case, dtype, device)")
+
+
 # What a solution printed is kept up to this many bytes per phase and stream; the rest is counted, not kept.
 OUTPUT_KEEP_BYTES = 8 * 1024
 

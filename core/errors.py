@@ -107,6 +107,24 @@ class ContestExistsError(UserFacingError):
     """A contest with this slug already exists."""
 
 
+class NotProfiledError(UserFacingError):
+    """A run a profile diff needs has no stored profile: another mode, or its run has not got that far."""
+
+    code: ClassVar[str] = "not_profiled"
+
+
+class ProfilesNotComparableError(UserFacingError):
+    """Two profiles that a diff cannot put side by side: other problems, or other GPU types."""
+
+    code: ClassVar[str] = "profiles_not_comparable"
+
+
+class NothingToCompareError(UserFacingError):
+    """A profile diff without B found no other profile to compare A with."""
+
+    code: ClassVar[str] = "nothing_to_compare"
+
+
 class StoreUnavailableError(KernelArenaError):
     """The database cannot be reached or started; the message says what to check."""
 

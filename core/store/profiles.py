@@ -57,3 +57,60 @@ async def get_profile(conn: Conn, job_id: int, *, with_artifacts: bool = True) -
         return None
     artifacts = tuple(StoredArtifact(name, bytes(data)) for name, data in zip(row["names"], row["blobs"], strict=True))
     return StoredProfile(row["report"], artifacts)
+
+
+# Each report's total time over the kernels it lists, as `ProfileReport.duration_us` sums it: the order in which a
+# diff picks the fastest profile to compare with.
+_TOTAL_US = "(SELECT sum((k->>'duration_us')::float8) FROM jsonb_array_elements(p.report->'kernels') k)"
+
+
+async def fastest_profiled_run(
+    conn: Conn,
+    *,
+    user_id: int,
+    problem_id: int,
+    gpu_type: str,
+    dtype: str,
+    case_name: str,
+    exclude_id: int,
+    source_sha256: bytes | None = None,
+) -> int | None:
+    """The id of the user's profiled run of the problem, GPU type, dtype and case (by its name: its shapes, which a
+    new version may number differently) whose profile took the least time, other than `exclude_id`; with
+    `source_sha256`, of that source only. A run invalidated by a moderator, or whose profile saw no kernel (a time
+    of 0 says nothing), is never chosen. The latest run wins a tie."""
+    found: int | None = await conn.fetchval(
+        f"""
+        SELECT s.id FROM submissions s JOIN job_profiles p ON p.job_id = s.result_job_id
+        WHERE s.user_id = $1 AND s.problem_id = $2 AND s.gpu_type = $3 AND s.dtype = $4 AND s.mode = 'profile'
+          AND s.id <> $5 AND NOT s.invalidated AND p.report->>'case_name' = $6
+          AND jsonb_array_length(p.report->'kernels') > 0
+          AND ($7::bytea IS NULL OR s.source_sha256 = $7)
+        ORDER BY {_TOTAL_US}, s.id DESC
+        LIMIT 1
+        """,
+        user_id,
+        problem_id,
+        gpu_type,
+        dtype,
+        exclude_id,
+        case_name,
+        source_sha256,
+    )
+    return found
+
+
+async def ranked_runs_of_source(conn: Conn, user_id: int, problem_id: int, source_sha256: bytes) -> list[int]:
+    """The user's ranked runs of the problem with this very source, the earliest first: whether one of them is
+    revealed says whether the code a profile ran is public."""
+    rows = await conn.fetch(
+        """
+        SELECT id FROM submissions
+        WHERE user_id = $1 AND problem_id = $2 AND source_sha256 = $3 AND mode = 'ranked'
+        ORDER BY id
+        """,
+        user_id,
+        problem_id,
+        source_sha256,
+    )
+    return [r["id"] for r in rows]
