@@ -28,7 +28,7 @@ from aiohttp import web
 from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from api import public_batches, public_events, public_read, public_submit, public_subs, web_sessions
+from api import public_batches, public_events, public_profiles, public_read, public_submit, public_subs, web_sessions
 from api.batch_models import MODELS as BATCH_MODELS
 from api.pool_check import pool_mismatch
 from api.problems_json import Problem, problem_middleware
@@ -62,6 +62,8 @@ SETTINGS = web.AppKey("settings", ApiSettings)
 MAX_BODY_BYTES = 256 * 1024
 # A probe that waits longer than this is answered `not ready`: a store this slow cannot serve the runners either.
 READY_TIMEOUT_S = 2.0
+# The modules of the public routes, each with its part of the OpenAPI document.
+PUBLIC_ROUTES = (public_submit, public_subs, public_events, public_batches, public_profiles, public_read, web_sessions)
 _STATUS_CODES = {
     400: "bad_request",
     401: "unauthorized",
@@ -350,7 +352,7 @@ def openapi_document() -> dict[str, Any]:
             },
         },
     }
-    for module in (public_submit, public_subs, public_events, public_batches, public_read, web_sessions):
+    for module in PUBLIC_ROUTES:
         for path, item in module.openapi_paths().items():
             paths.setdefault(path, {}).update(item)
     return {
@@ -376,9 +378,8 @@ def create_app(pool: asyncpg.Pool, settings: ApiSettings) -> web.Application:
     app[SETTINGS] = settings
     install_user_auth(app, pool, settings)
     public_submit.register(app, pool, settings)
-    public_subs.register(app, pool)
-    public_events.register(app, pool)
-    public_batches.register(app, pool)
+    for routes in (public_subs, public_events, public_batches, public_profiles):
+        routes.register(app, pool)
     public_read.register(app, pool, settings)
     web_sessions.register(app, pool, settings)
     app.add_routes(

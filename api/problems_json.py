@@ -101,6 +101,7 @@ _HTTP_STATUS_CODES = {
     429: "rate_limited",
 }
 
+
 class Problem(BaseModel):
     """An RFC 9457 problem details object, as every refusal of the public API answers (`application/problem+json`).
     `code` is stable: branch on it. `retry_after_s` comes with every 429, as the `Retry-After` header does."""

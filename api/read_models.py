@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from contract.names import Language, ScoreMetric
+from contract.wire import ProfileDiff
 
 
 class _Wire(BaseModel):
@@ -292,4 +293,5 @@ MODELS: list[type[BaseModel]] = [
     ContestDetail,
     RatingTable,
     Quota,
+    ProfileDiff,  # GET /v1/profiles/diff (api.public_profiles)
 ]

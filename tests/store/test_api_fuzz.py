@@ -4,10 +4,11 @@ of range), sent over HTTP with a personal token. No request may get a 5xx, and e
 document declares: its status, its content type, its headers and its body's schema.
 
 The store holds what makes the answers worth checking: the built-in problems, a contest, and a finished submission
-of the reading user (so that its result, code and event stream can be found). The reading token has scope `read`
-only and owns nothing that waits, so no event stream it opens stays open; the submitting token sends the uploads
-and the cancels. Examples are bounded (`EXAMPLES` per operation and mode), so this takes a minute or two on a busy
-two-core machine; hypothesis keeps no database of examples.
+of the reading user (so that its result, code and event stream can be found), and two profiled runs of theirs (a
+profile diff to be made). The reading token has scope `read` only and owns nothing that waits, so no event stream it
+opens stays open; the submitting token sends the uploads and the cancels. Examples are bounded (`EXAMPLES` per
+operation and mode), so this takes a minute or two on a busy two-core machine; hypothesis keeps no database of
+examples.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from core.store import jobs
 from core.submit.intake import SubmitRequest, submit
 from core.submit.uploads import check_upload
 from core.tokens import create_token
+from tests.profile_fixture import profile_report
 from tests.store.fleet_processes import Fleet
 from tests.store.store_helpers import GPUS, MOD, ROOMY, add_problems, result_for
 
@@ -80,6 +82,17 @@ async def store_with_data(pool: asyncpg.Pool) -> tuple[str, str, str]:
     assert lease is not None and await jobs.set_running(pool, lease)
     spec = await jobs.job_spec(pool, receipt.job_id)
     assert spec is not None and await record_result(pool, lease, result_for(spec, 2.5), "runner-a")
+    # Two profiled runs of the reader's, so that a profile diff can be found (the ids are small: the first runs).
+    for _ in range(2):
+        profiled = SubmitRequest(
+            "discord:1001", "reader", "vector_add", check_upload("solution.py", SOURCE), "h100", "float32", "profile"
+        )
+        receipt = await submit(pool, profiled, ROOMY)
+        lease = await jobs.claim_job(pool, receipt.job_id, "fuzz", 30.0, "runner-a")
+        spec = await jobs.job_spec(pool, receipt.job_id)
+        assert lease is not None and spec is not None
+        result = result_for(spec, None).model_copy(update={"profile": profile_report(artifacts=[])})
+        assert await record_result(pool, lease, result, "runner-a")
     reader = await create_token(pool, "discord:1001", "reader", "fuzz-read", scopes="read")
     writer = await create_token(pool, "discord:1002", "writer", "fuzz-write")
     spare = await create_token(pool, "discord:1003", "spare", "fuzz-spare")
