@@ -32,6 +32,7 @@ from api.submission_models import (
     SubmissionPage,
     SubmissionView,
 )
+from contract.wire import ProfileDiff
 from core.errors import UserFacingError
 
 EXIT_FAILED = 1
@@ -312,6 +313,11 @@ class ArenaServer:
 
     async def code(self, submission_id: int) -> SubmissionCode:
         return await self._call(SubmissionCode, "GET", f"/v1/submissions/{submission_id}/code")
+
+    async def profile_diff(self, a: int, b: int | None = None) -> ProfileDiff:
+        """Run `a`'s profile beside `b`'s (None: the server picks B, as `b_chosen` says)."""
+        query = {"a": str(a)} if b is None else {"a": str(a), "b": str(b)}
+        return await self._call(ProfileDiff, "GET", "/v1/profiles/diff", params=query)
 
     async def page(self, problem: str | None, before: int | None, limit: int) -> SubmissionPage:
         query: dict[str, str] = {"limit": str(limit)}

@@ -16,7 +16,9 @@ from arena.server_client import EXIT_CODES_HELP, ArenaServer, load_login, report
 from core.errors import UserFacingError
 
 
-def _on_server(args: argparse.Namespace, call: Callable[[ArenaServer], Awaitable[int]]) -> int:
+def on_server(args: argparse.Namespace, call: Callable[[ArenaServer], Awaitable[int]]) -> int:
+    """Run `call` against the server of `--server` (or the kept login); a refusal is reported as `report` says."""
+
     async def run() -> int:
         async with ArenaServer(load_login(args.server)) as server:
             return await call(server)
@@ -61,7 +63,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(page.model_dump_json(indent=2) if args.json else render_page(page))
         return 0
 
-    return _on_server(args, call)
+    return on_server(args, call)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -80,7 +82,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(render_contests(view.contests))
         return 0
 
-    return _on_server(args, call)
+    return on_server(args, call)
 
 
 def cmd_code(args: argparse.Namespace) -> int:
@@ -98,7 +100,7 @@ def cmd_code(args: argparse.Namespace) -> int:
             sys.stdout.write(code.source)
         return 0
 
-    return _on_server(args, call)
+    return on_server(args, call)
 
 
 def cmd_cancel(args: argparse.Namespace) -> int:
@@ -110,7 +112,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
             print(f"submission #{cancelled.id} was cancelled and will not run again", file=sys.stderr)
         return 0
 
-    return _on_server(args, call)
+    return on_server(args, call)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
