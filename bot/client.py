@@ -25,6 +25,7 @@ from bot.cogs.account import AccountCog
 from bot.cogs.browse import BrowseCog
 from bot.cogs.contests import ContestCog
 from bot.cogs.moderation import ModerationCog
+from bot.cogs.profile import ProfileCog
 from bot.cogs.submit import SubmitCog
 from bot.cogs.token import TokenCog
 from bot.freezer import ContestFreezer
@@ -44,7 +45,7 @@ from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)
 
-COGS = (SubmitCog, BrowseCog, AccountCog, ContestCog, ModerationCog, TokenCog)
+COGS = (SubmitCog, BrowseCog, AccountCog, ContestCog, ModerationCog, TokenCog, ProfileCog)
 
 
 class ArenaTree(app_commands.CommandTree["ArenaBot"]):
