@@ -3,7 +3,8 @@ starts the command. Every tool speaks to one arena server's public API with the 
 (`arena login`, or ARENA_SERVER and ARENA_TOKEN), so an agent's runs are the user's: their quota, their board rows.
 
 The tools (docs/agents.md): `problems`, `show`, `starter`, `submit` (one file, or a batch of up to 16 variants,
-ranked), `result`, `leaderboard` and `profile`, answering the API's own models as structured content. `submit` and
+ranked), `result`, `leaderboard`, `profile` and `profile_diff` (two profiled runs side by side), answering the API's
+own models as structured content. `submit` and
 `profile` wait for the result, with a progress notification for each step of the run; a request the client
 cancels withdraws its submissions. A refusal is a tool error whose text starts with the API's stable code
 (`problem_not_found: …`), never a failed server. The login is read at each call: a token `arena login` keeps
@@ -31,6 +32,7 @@ from arena.event_lines import describe_event
 from arena.mcp_api import leaderboard_page, problem_detail, problem_list
 from arena.server_client import ArenaServer, ServerError, load_login, server_url
 from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DType, Language, LanguageFilter, Mode
+from contract.wire import ProfileDiff
 from core.errors import UserFacingError
 from core.submit.batches import MAX_VARIANTS, Variant, check_variants
 from core.submit.uploads import check_upload
@@ -268,6 +270,21 @@ class ArenaTools:
                     server, slug, gpu_type=gpu_type, dtype=dtype, language=language, page=page
                 )
 
+    async def profile_diff(
+        self,
+        a: Annotated[int, Field(ge=1, description="the profiled run compared from (a submission id)")],
+        b: Annotated[
+            int | None,
+            Field(ge=1, description="the run compared to (default: your fastest other profile of the same target)"),
+        ] = None,
+    ) -> ProfileDiff:
+        """Two profiled runs (mode `profile`) of one problem and GPU type side by side, kernel by kernel (matched by
+        name): each figure in A, in B, and its change (absolute and in % of A), and the totals. Without `b`, B is your
+        fastest other profile of the problem, GPU type, dtype and case, else a board leader's revealed one."""
+        with refusals_as_tool_errors():
+            async with self._connect() as server:
+                return await server.profile_diff(a, b)
+
     # -- waiting for runs ----------------------------------------------------------------------------------------
 
     async def _run_one(
@@ -342,7 +359,7 @@ class ArenaTools:
             return await server.batch(batch.id)  # the stream ended without its table: read it
 
 
-TOOL_NAMES = ("problems", "show", "starter", "submit", "result", "leaderboard", "profile")
+TOOL_NAMES = ("problems", "show", "starter", "submit", "result", "leaderboard", "profile", "profile_diff")
 RUN_TOOLS = frozenset({"submit", "profile"})  # each call is a new run (and a charge on a quota); the others read
 READS = ToolAnnotations(read_only_hint=True)
 RUNS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)

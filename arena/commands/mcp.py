@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "mcp",
         help="serve the arena's tools to an agent over MCP (stdio): problems, show, starter, submit, result, "
-        "leaderboard, profile",
+        "leaderboard, profile, profile_diff",
     )
     p.add_argument(
         "--server", metavar="URL", help="the arena server (default: ARENA_SERVER, else the one `arena login` kept)"

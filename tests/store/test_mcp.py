@@ -27,7 +27,7 @@ from tests.store.fleet_processes import SLOW_SOLUTION, Fleet, wait_live, wait_un
 pytestmark = pytest.mark.timeout(600)
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS = {"problems", "show", "starter", "submit", "result", "leaderboard", "profile"}
+TOOLS = {"problems", "show", "starter", "submit", "result", "leaderboard", "profile", "profile_diff"}
 SIGNATURE = "import torch\n\n\ndef solution(input_a, input_b, output_c, n):\n"
 ADD_OUT = SIGNATURE + "    torch.add(input_a, input_b, out=output_c)\n"
 ADD_IN_PLACE = SIGNATURE + "    output_c.copy_(input_a)\n    output_c.add_(input_b)\n"
