@@ -33,6 +33,7 @@ ErrorCode = Literal[
     "host_busy",
     "memory_limit",
     "profiler_unavailable",
+    "precision",
 ]
 # An error answer of a runner's HTTP API or the fleet's runner routes.
 ApiErrorCode = Literal[

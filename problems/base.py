@@ -164,6 +164,26 @@ DEFAULT_TOLERANCES: dict[DType, Tolerance] = {
 }
 
 
+# The precision audit (docs/precision.md): the operand types of matrix math, widest first, as the runner reads them
+# off the compiled code (`contract.precision.OPERANDS`, checked equal in tests/test_architecture.py).
+OPERANDS: tuple[str, ...] = ("fp64", "tf32", "fp16", "bf16", "fp8", "int8", "int4")
+# What an input of each floating element type may be multiplied in: its own type and every type that keeps its
+# values (float16 keeps bfloat16's mantissa, and a wrong range fails verification). float32 has no matrix
+# instruction of its own; TF32 keeps its range with float16's mantissa, so it is a problem's choice
+# (`Problem.tf32_on_float32`). Integer bytes are exact in every type.
+_FLOAT_OPERANDS: dict[str, frozenset[str]] = {
+    "float32": frozenset({"fp64"}),
+    "float16": frozenset({"fp64", "tf32", "fp16"}),
+    "bfloat16": frozenset({"fp64", "tf32", "fp16", "bf16"}),
+    "float8_e4m3": frozenset({"fp64", "tf32", "fp16", "bf16", "fp8"}),
+    "int8": frozenset(OPERANDS),
+    "uint8": frozenset(OPERANDS),
+}
+# TF32's unit roundoff is 2^-11 (4.9e-4): a float32 bound of rtol 2e-3 or more admits its products, as Tensara's
+# GEMM and convolution checks did, and PyTorch's own float32 convolutions on the GPU use it.
+TF32_MIN_RTOL = 2e-3
+
+
 # Which bounds the judge's implausible-time floor may use for a problem (docs/integrity.md, "The physical floor").
 FloorKind = Literal["bytes", "bytes-and-flops"]
 FLOOR_KINDS: tuple[FloorKind, ...] = ("bytes", "bytes-and-flops")
@@ -254,6 +274,8 @@ class Problem(ABC):
     reference_arguments: ClassVar[Literal["inputs", "all"]] = "inputs"
     # What bounds the fastest time the judge accepts (bytes only unless the FLOP formula is a lower bound).
     time_floor: ClassVar[TimeFloor] = TimeFloor()
+    # Whether a float32 board accepts TF32 matrix math; None: where the float32 tolerance admits it (TF32_MIN_RTOL).
+    tf32_on_float32: ClassVar[bool | None] = None
 
     # -- the seed's methods -------------------------------------------------------------------------------
 
@@ -300,6 +322,19 @@ class Problem(ABC):
     @abstractmethod
     def get_bytes(self, test_case: TestCase, dtype: DType) -> int:
         """The fewest bytes any correct solution must move through device memory for this case."""
+
+    def accepted_operands(self, dtype: DType) -> frozenset[str] | None:
+        """The operand types (`OPERANDS`) a ranked run on the `dtype` board may do matrix math in: what its widest-
+        reaching floating input allows. None when no input is floating: the check is exact, so no type is below it."""
+        inputs = [p.element_type(dtype) for p in self.parameters if p.role == "input"]
+        allowed = [_FLOAT_OPERANDS[e] for e in inputs if e in _FLOAT_OPERANDS and not e.endswith("int8")]
+        if not allowed:
+            return None
+        accepted = frozenset().union(*allowed, *(_FLOAT_OPERANDS[e] for e in inputs if e.endswith("int8")))
+        tf32 = self.tf32_on_float32
+        if tf32 is None:
+            tf32 = self.tolerances["float32"].rtol >= TF32_MIN_RTOL if "float32" in self.tolerances else False
+        return accepted | {"tf32"} if tf32 and "float32" in inputs else accepted
 
     def ordered_parameters(self) -> list[Param]:
         """Parameters in ABI order: the order `parameters` declares them."""

@@ -61,6 +61,13 @@ class WrongAnswerError(SubmissionError):
     code = "wrong_answer"
 
 
+class PrecisionError(WrongAnswerError):
+    """A ranked run whose compiled code does matrix math in a type below its board's precision policy
+    (docs/precision.md): right within the tolerance, and still not ranked beside code that computes in full."""
+
+    code = "precision"
+
+
 class NoGpuError(SubmissionError):
     code = "no_gpu"
 

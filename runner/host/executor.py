@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 DEFAULT_JOB_TIMEOUT_S = 900.0
 # Beside the judge's request: the rates measured on the slot's GPU, when the runner has them.
 PEAKS_FILE = "peaks.json"
+SASS_AUDIT_FILE = "sass_audit.json"  # runner/job/precision_audit.py writes it, the judge reads it
 
 
 @dataclass(frozen=True)
@@ -265,7 +266,7 @@ def judge_argv(
     executor: Executor, job: JobDir, events_fd: int | None, channel_fd: int, wait_fd: int | None
 ) -> list[str]:
     args = ["--request", str(job.in_dir / "request.json"), "--workdir", str(job.scratch / "work")]
-    args += ["--peaks", str(job.in_dir / PEAKS_FILE)]
+    args += ["--peaks", str(job.in_dir / PEAKS_FILE), "--sass-audit", str(job.in_dir / SASS_AUDIT_FILE)]
     args += ["--events-fd", str(events_fd), "--channel-fd", str(channel_fd)]
     if wait_fd is not None:
         args += ["--wait-fd", str(wait_fd)]
@@ -368,9 +369,14 @@ class WarmWorker:
         """Tell the judge to read its request (written to its in/request.json by now) and prepare."""
         self._signal(b"go\n", close=False)
 
-    def built(self) -> None:
-        """Tell the judge that the submission is ready to load (a CUDA library is in the prebuilt folder)."""
-        self._signal(b"built\n", close=True)
+    def built(self, *, audit_follows: bool = False) -> None:
+        """Tell the judge that the submission is ready to load (a CUDA library is in the prebuilt folder).
+        `audit_follows`: a CUDA build, whose precision audit `audited` announces later."""
+        self._signal(b"built\n", close=not audit_follows)
+
+    def audited(self) -> None:
+        """Tell the judge that the CUDA build's precision audit is in its in/ (`judge_argv`'s --sass-audit)."""
+        self._signal(b"audited\n", close=True)
 
     def _signal(self, line: bytes, *, close: bool) -> None:
         if self.go_fd < 0:

@@ -44,6 +44,7 @@ from runner.host.devices import Slot, default_slot
 from runner.host.executor import (
     DEFAULT_JOB_TIMEOUT_S,
     PEAKS_FILE,
+    SASS_AUDIT_FILE,
     Deadlines,
     Executor,
     JobProcesses,
@@ -55,6 +56,7 @@ from runner.host.executor import (
 from runner.host.nvcc_schedule import parallel_script
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.host.sandbox import JobDir, python_command
+from runner.job.precision_audit import write_audit
 from runner.judge.tripwires import source_notes
 from runner.profiling.availability import ProfilingSupport, jobs_run_as_root, profiling_support
 from runner.profiling.run import profile_submission
@@ -142,6 +144,7 @@ class _JobRun:
     tests: list[TestOutcome] = field(default_factory=list)
     timings: list[CaseTiming] = field(default_factory=list)
     prebuilt: bool = False
+    library_key: str = ""  # the built library's cache key: in/prebuilt/<key>.so
     warm: WarmWorker | None = None  # the job's processes, held at their gate (always set by run_job)
     # The teardown of the slot's previous job, when it outlives that job's result: nothing of this job touches the
     # GPU before it ends.
@@ -198,11 +201,37 @@ class _JobRun:
         else:
             await self.previous_teardown()
             self.warm.go()
-        self.warm.built()
-        result = await self.evaluate()
+        if self.request.language != "cuda":
+            self.warm.built()
+            result = await self.evaluate()
+        else:
+            result = await self.evaluate_audited()
         if result.mode == "profile" and result.status == "passed" and result.profile is not None:
             return await self.profile(result)
         return result
+
+    async def evaluate_audited(self) -> SubmissionResult:
+        """Judge a CUDA build while its SASS is read for the precision audit (runner/job/precision_audit.py); the
+        judge waits for the audit only once its tests have passed."""
+        assert self.warm is not None
+        warm = self.warm
+        warm.built(audit_follows=True)
+        library = self.job.in_dir / "prebuilt" / f"{self.library_key}.so"
+        target = self.judge_job.in_dir / SASS_AUDIT_FILE
+
+        async def audit() -> None:
+            try:
+                await write_audit(self.executor, self.job, library, target)
+            finally:
+                warm.audited()
+
+        auditing = asyncio.create_task(audit())
+        try:
+            return await self.evaluate()
+        finally:
+            if not auditing.done():
+                auditing.cancel()
+            await asyncio.wait({auditing})
 
     async def previous_teardown(self) -> None:
         """Wait for the slot's previous teardown to end, however it ends (its failure is logged where it ran);
@@ -279,6 +308,7 @@ class _JobRun:
         prebuilt = self.job.in_dir / "prebuilt"
         await asyncio.to_thread(_install_prebuilt, cached, prebuilt / f"{key}.so")
         self.prebuilt = True
+        self.library_key = key
         self.phases["nvcc"] = round(time.monotonic() - start, 4)
         message = "cached" if self.phases["nvcc"] < 0.05 else f"{self.phases['nvcc']:.2f} s"
         await self.emit(JobEvent(seq=0, type="compiled", message=message, phase="nvcc"))

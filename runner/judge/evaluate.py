@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from contract.precision import SassAudit
 from contract.wire import (
     OUTPUT_KEEP_BYTES,
     CaseTiming,
@@ -44,11 +45,13 @@ from runner.errors import (
     ImplausibleTimeError,
     LauncherLostError,
     NoGpuError,
+    PrecisionError,
     SolutionRuntimeError,
     SubmissionError,
     WrongAnswerError,
 )
 from runner.gpus import implausible_time, physical_floor, spec_for
+from runner.judge import precision
 from runner.judge.case_buffers import CaseBuffers
 from runner.judge.case_protocol import HOST_BOUND_LINE, time_case
 from runner.judge.floor_work import unavoidable_work
@@ -68,6 +71,7 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[JobEvent], None]
 Ready = Callable[[], bool]
+AuditSource = Callable[[], "SassAudit | None"]
 """Blocks until the submission may be loaded (its library built); False when the job ended before that."""
 
 
@@ -108,6 +112,10 @@ class Evaluation:
     capture_files: tuple[int, int] | None = None
     # How many hidden shapes a ranked run was verified on too (0: none).
     holdout_verified: int = 0
+    # The precision audit of a CUDA build: how to wait for it (the daemon reads the SASS while the tests run), and
+    # what it found once read.
+    read_audit: AuditSource | None = None
+    audit: SassAudit | None = None
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
@@ -145,7 +153,8 @@ class Evaluation:
             notes=source_notes(req.language, req.source)
             + _timing_notes(self.timings)
             + _printing_notes(self.output)
-            + _holdout_notes(self.holdout_verified),
+            + _holdout_notes(self.holdout_verified)
+            + (precision.notes(problem, req.dtype, self.audit, ranked=req.mode == "ranked") if problem else []),
             profile=profile,
             output=self.output,
             protocol=protocol_version() if self.timings else None,
@@ -235,6 +244,7 @@ def evaluate(
     link: LauncherLink,
     peaks: MeasuredPeaks | None = None,
     ready: Ready | None = None,
+    audit: AuditSource | None = None,
 ) -> SubmissionResult | None:
     """Judge one job to completion and return its result; the `done` event carries the same result.
 
@@ -242,7 +252,7 @@ def evaluate(
     runner measured on this GPU, for the physical floor. Both processes prepare (CUDA contexts, the first
     reference outputs) before `ready` lets the submission be loaded; None when the job ended before that.
     """
-    ev = Evaluation(request, workdir, EventStream(sink), peaks)
+    ev = Evaluation(request, workdir, EventStream(sink), peaks, read_audit=audit)
     try:
         result = _run(ev, link, ready or (lambda: True))
     except WithdrawnError:
@@ -300,6 +310,7 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
         if req.mode == "ranked":
             _verify_holdout(ev, link, seed)
         _collect_output(ev, link)
+    _audit_precision(ev)
     if req.mode == "test":
         return ev.result("passed")
     if req.mode == "profile":
@@ -341,6 +352,20 @@ def _verify_holdout(ev: Evaluation, link: LauncherLink, seed: int) -> None:
             raise WrongAnswerError(HOLDOUT_FAILED)
     if cases:
         ev.holdout_verified = len(cases)
+
+
+def _audit_precision(ev: Evaluation) -> None:
+    """Read the CUDA build's audit (waiting for the daemon, which read the SASS while the tests ran) and refuse a
+    ranked run whose matrix math is below the board's precision (`runner.judge.precision`)."""
+    if ev.request.language != "cuda" or ev.read_audit is None:
+        return
+    with ev.phase("audit"):  # the wait for the daemon's cuobjdump, when the tests ended first
+        ev.audit = ev.read_audit()
+    if ev.audit is None or ev.request.mode != "ranked":
+        return
+    message = precision.refusal(ev.problem, ev.request.dtype, ev.audit)
+    if message is not None:
+        raise PrecisionError(message)
 
 
 def profile_target(problem: Problem, cases: Sequence[TestCase], dtype: str, index: int | None) -> ProfileReport:

@@ -16,21 +16,24 @@ import os
 import sys
 from pathlib import Path
 
+from contract.precision import SassAudit
 from contract.wire import JobEvent, JobRequest, MeasuredPeaks
 
 
 class Gate:
-    """The runner's two signals on the wait pipe (`runner.host.executor.WarmWorker`): `go`, then `built`."""
+    """The runner's signals on the wait pipe (`runner.host.executor.WarmWorker`): `go`, then `built`, then for a
+    CUDA build `audited` (its SASS read, `runner.host.sass_audit`)."""
 
     def __init__(self, fd: int | None) -> None:
         self._pipe = os.fdopen(fd, "rb") if fd is not None else None
 
-    def passed(self, signal: bytes) -> bool:
-        """Block until the runner sends `signal`; False when it closed the gate instead (the job ended)."""
+    def passed(self, signal: bytes, *, last: bool = False) -> bool:
+        """Block until the runner sends `signal`; False when it closed the gate instead (the job ended). `last`:
+        no signal follows, so the pipe is closed."""
         if self._pipe is None:
             return True  # started for a job whose submission is ready
         passed = self._pipe.readline().strip() == signal
-        if signal == b"built" or not passed:
+        if last or not passed:
             self._pipe.close()
             self._pipe = None
         return passed
@@ -57,6 +60,14 @@ def _read_peaks(path: Path | None) -> MeasuredPeaks | None:
     return MeasuredPeaks.model_validate_json(path.read_text(encoding="utf-8"))
 
 
+def _read_audit(gate: Gate, path: Path | None) -> SassAudit | None:
+    """The precision audit of the CUDA build, once the runner says it is written; None when the gate closed
+    first (the job is ending) or no file came (a judge run by hand)."""
+    if not gate.passed(b"audited", last=True) or path is None or not path.is_file():
+        return None
+    return SassAudit.model_validate_json(path.read_text(encoding="utf-8"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="runner.judge")
     parser.add_argument("--request", type=Path, required=True)
@@ -64,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events-fd", type=int, required=True)
     parser.add_argument("--channel-fd", type=int, required=True, help="the judge's end of the launcher channel")
     parser.add_argument("--peaks", type=Path, help="the rates measured on this GPU (MeasuredPeaks JSON), if any")
+    parser.add_argument("--sass-audit", type=Path, help="where the runner writes the CUDA build's precision audit")
     parser.add_argument("--wait-fd", type=int, help="started ahead: prepare, then wait for `go` on this fd")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
@@ -85,7 +97,16 @@ def main(argv: list[str] | None = None) -> int:
 
     link = LauncherLink(Channel.from_fd(args.channel_fd))
     try:
-        evaluate(request, args.workdir, send, link, peaks, ready=lambda: gate.passed(b"built"))
+        cuda = request.language == "cuda"
+        evaluate(
+            request,
+            args.workdir,
+            send,
+            link,
+            peaks,
+            ready=lambda: gate.passed(b"built", last=not cuda),
+            audit=(lambda: _read_audit(gate, args.sass_audit)) if cuda else None,
+        )
     finally:
         link.close()
         pipe.close()

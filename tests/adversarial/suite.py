@@ -37,7 +37,7 @@ SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 Device = Literal["cpu", "gpu"]
-EntryMode = Literal["test", "benchmark"]
+EntryMode = Literal["test", "benchmark", "ranked"]
 
 # The classes of DESIGN.md §6, by their short names.
 CHEAT_CLASSES: dict[str, str] = {
@@ -396,6 +396,27 @@ ENTRIES: tuple[Entry, ...] = (
         problem="matrix-multiplication",
     ),
     _entry("cu_half_write", "cu_half_write.cu", "weak_output", "gpu", {"wrong_answer"}),
+    # Tuned to pass the check, and below the board's precision all the same: the precision audit refuses them for
+    # ranking (runner/judge/precision.py), naming the instruction.
+    _entry(
+        "cu_split_fp16_wmma_fp32_matmul",
+        "precision_fp16_wmma_fp32.cu",
+        "weak_output",
+        "gpu",
+        {"precision"},
+        problem="matrix-multiplication",
+        mode="ranked",
+    ),
+    _entry(
+        "cu_fp8_split_bf16_matmul",
+        "precision_fp8_bf16_board.cu",
+        "weak_output",
+        "gpu",
+        {"precision"},
+        problem="matrix-multiplication",
+        dtype="bfloat16",
+        mode="ranked",
+    ),
     # -- impossible times -------------------------------------------------------------------------------------------
     _entry("py_frozen_clock", "frozen_clock.py", "impossible_time", "cpu", TIMER_TAMPERING, control=_CPU_VECTOR_ADD),
     _entry(

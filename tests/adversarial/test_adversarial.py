@@ -40,6 +40,7 @@ KNOWN_VERDICTS = {
     "import_error",
     "missing_solution",
     "memory_limit",
+    "precision",
 }
 
 

@@ -80,6 +80,7 @@ PATTERNS: tuple[tuple[str, str, tuple[Device, ...], str], ...] = (
     ("cu_dynamic_smem_atomic.cu", "reduction_sum", GPU, "dynamic shared memory and atomics"),
     ("cu_softmax_row_blocks.cu", "softmax", GPU, "a host loop of launches over blocks of slices"),
     ("cu_cublas_sgemm.cu", "matrix-multiplication", GPU, "an .so that calls cuBLAS"),
+    ("cu_matmul_wmma_tf32.cu", "matrix-multiplication", GPU, "TF32 tensor cores through WMMA (the board admits TF32)"),
     ("py_ntt_poly_multiply.py", "poly-multiply-ff", BOTH, "NTTs over three primes: less work than the FLOP formula"),
     ("cu_ntt_poly_multiply.cu", "poly-multiply-ff", GPU, "NTTs in four launches, shared-memory stages, Garner CRT"),
     *(
