@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import platform
 import re
@@ -71,6 +72,9 @@ def describe_machine(device: str) -> str:
 
 async def run_corpus(args: argparse.Namespace) -> tuple[list[tuple[str, list[str]]], float]:
     entries = entries_of_shard(honest_for(args.device, args.entries), *args.shard)
+    if args.mode != "benchmark":
+        # Ranked runs add the hidden shapes and the precision audit: the checks a benchmark run does not make.
+        entries = [dataclasses.replace(entry, mode=args.mode) for entry in entries]
     rows: list[tuple[str, list[str]]] = []
     start = time.monotonic()
     async with suite.open_suite_runner(
@@ -117,8 +121,8 @@ def render(rows: list[tuple[str, list[str]]], args: argparse.Namespace, machine:
     lines = [
         f"# False rejections: the honest corpus on {args.device.upper()}",
         "",
-        f"Machine: {machine}. CPU burners: {args.burners}. Runs per entry: {args.repeat}. Measuring: {args.measure}"
-        f" ({measure}). Entries: {entries}. "
+        f"Machine: {machine}. CPU burners: {args.burners}. Runs per entry: {args.repeat}. Mode: {args.mode}. "
+        f"Measuring: {args.measure} ({measure}). Entries: {entries}. "
         f"Recorded {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} in {seconds:.0f} s with "
         f"`python bench/false_rejections.py {' '.join(sys.argv[1:])}`.",
         "",
@@ -182,6 +186,12 @@ def main() -> int:
         choices=tuple(MEASURES),
         default="production",
         help="production: the service's MeasureConfig() (default); quick: the adversarial suite's settings",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("benchmark", "ranked"),
+        default="benchmark",
+        help="the mode every entry runs in; ranked adds the hidden shapes and the precision audit",
     )
     parser.add_argument("--shard", type=shard, default=(1, 1), help="K/N: run every N-th entry from the K-th")
     parser.add_argument("--entries", nargs="*", default=[], help="only these entries")
