@@ -1,0 +1,56 @@
+"""The files between the harness and its rank processes: where each rank's work and results lie, and what they hold.
+
+Nothing here holds an expected output: the harness computes those in its own process and never writes them down.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypedDict
+
+# An entry of a call's argument layout, in ABI order: ("input", i), ("output", i), ("value", v) for a scalar, or
+# ("array", i) for the i-th constant array tensor. The rank builds the call from it without the problem's rules.
+LayoutEntry = tuple[str, Any]
+# How a rank's error begins when it only saw a peer stop, so the harness can name the rank that stopped first.
+PEER_STOPPED = "a peer rank stopped"
+
+
+class CaseWork(TypedDict):
+    """One case for one rank: fresh inputs per sample, the outputs to allocate, the constant arrays, the layout."""
+
+    name: str
+    inputs: list[list[Any]]  # per sample, the input tensors (the first `warmup` samples are not timed)
+    outputs: list[tuple[list[int], str]]  # shape and torch dtype name of each output buffer
+    arrays: list[Any]  # the constant arrays as tensors (host arrays stay on the CPU)
+    layout: list[LayoutEntry]
+    warmup: int
+
+
+class CaseResult(TypedDict, total=False):
+    """What a rank sends back for one case: its own clock's nanoseconds per timed sample, and every sample's
+    outputs (warm-up included), or the error that stopped it."""
+
+    times_ns: list[int]
+    outputs: list[list[Any]]
+    error: str
+
+
+def work_path(job: Path, rank: int, case: int) -> Path:
+    return job / f"rank{rank}" / f"case{case}.pt"
+
+
+def result_path(job: Path, rank: int, case: int) -> Path:
+    return job / f"rank{rank}" / f"result{case}.pt"
+
+
+def error_path(job: Path, rank: int) -> Path:
+    return job / f"rank{rank}" / "error.txt"
+
+
+def store_path(job: Path) -> Path:
+    """The gloo rendezvous (a FileStore): no port to pick, and nothing outside the job's directory."""
+    return job / "rendezvous"
+
+
+def spec_path(job: Path) -> Path:
+    return job / "spec.json"

@@ -1,0 +1,298 @@
+"""The judge's side of a distributed run on the CPU: draws every rank's inputs, starts one process per rank over
+gloo, computes the expected outputs while they run, verifies every rank's outputs of every sample, and scores each
+sample by its slowest rank.
+
+The expected outputs exist only in this process: the rank processes are started fresh (not forked from it) and
+read only their own inputs. Their results are read back with `weights_only`, so a result file cannot run code here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from problems.distributed.base import DistributedCase, DistributedProblem, RankTensors
+from problems.inputs import torch_dtype
+from problems.verification import describe_mismatch
+from runner.distributed.exchange import (
+    PEER_STOPPED,
+    CaseResult,
+    CaseWork,
+    LayoutEntry,
+    error_path,
+    result_path,
+    spec_path,
+    work_path,
+)
+
+if TYPE_CHECKING:
+    import torch
+
+    from problems.base import DeviceKind, DType
+
+logger = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parents[2]
+# Far apart, so that no seed of one (case, sample, rank) is another's.
+_CASE_STRIDE, _SAMPLE_STRIDE, _RANK_STRIDE = 1_000_003, 10_007, 101
+
+
+@dataclass(frozen=True)
+class RankFailure:
+    """One rank's output that did not verify, or a rank that stopped: where, and how it was wrong."""
+
+    case: str
+    rank: int
+    sample: int
+    output: str
+    message: str
+
+
+@dataclass
+class CaseRun:
+    """One case's timing and verdicts. `rank_seconds[r][s]` is rank r's own clock for timed sample s."""
+
+    name: str
+    rank_seconds: list[list[float]]
+    failures: list[RankFailure] = field(default_factory=list)
+
+    @property
+    def sample_seconds(self) -> list[float]:
+        """Each sample's time: the slowest rank's, since the operation is done only when every rank is."""
+        return [max(per_rank) for per_rank in zip(*self.rank_seconds, strict=True)]
+
+    @property
+    def slowest_ranks(self) -> list[int]:
+        return [
+            max(range(len(per_rank)), key=per_rank.__getitem__) for per_rank in zip(*self.rank_seconds, strict=True)
+        ]
+
+    @property
+    def seconds(self) -> float:
+        """The case's score: the median of the slowest-rank sample times."""
+        return statistics.median(self.sample_seconds)
+
+
+@dataclass
+class DistributedRun:
+    """A whole run: every case's timing and verdicts, and the ranks that failed to run at all."""
+
+    slug: str
+    world_size: int
+    dtype: str
+    cases: list[CaseRun] = field(default_factory=list)
+    rank_errors: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def first_errors(self) -> dict[int, str]:
+        """The ranks that stopped of their own accord, not because a peer did (the cause, when one rank fails)."""
+        own = {r: e for r, e in self.rank_errors.items() if PEER_STOPPED not in e}
+        return own or dict(self.rank_errors)
+
+    @property
+    def failures(self) -> list[RankFailure]:
+        return [f for case in self.cases for f in case.failures]
+
+    @property
+    def passed(self) -> bool:
+        return not self.rank_errors and bool(self.cases) and not self.failures
+
+
+def sample_generator(seed: int, case: int, sample: int, rank: int) -> torch.Generator:
+    import torch
+
+    return torch.Generator().manual_seed(seed + _CASE_STRIDE * case + _SAMPLE_STRIDE * sample + _RANK_STRIDE * rank)
+
+
+def argument_layout(problem: DistributedProblem, extras: Sequence[Any]) -> tuple[list[LayoutEntry], list[Any]]:
+    """The call's layout in ABI order and its constant arrays as tensors (a host array stays on the CPU, where a
+    GPU run keeps it too; a device array would move to the rank's device there)."""
+    import torch
+
+    layout: list[LayoutEntry] = []
+    arrays: list[Any] = []
+    values = iter(extras)
+    counts = {"input": 0, "output": 0}
+    for param in problem.parameters:
+        if param.role in counts:
+            layout.append((param.role, counts[param.role]))
+            counts[param.role] += 1
+        elif param.role == "array":
+            arrays.append(torch.tensor(list(next(values)), dtype=torch_dtype(param.element_type("float32"))))
+            layout.append(("array", len(arrays) - 1))
+        else:
+            layout.append(("value", next(values)))
+    return layout, arrays
+
+
+def case_work(
+    problem: DistributedProblem,
+    case: DistributedCase,
+    index: int,
+    world_size: int,
+    samples: int,
+    warmup: int,
+    seed: int,
+) -> tuple[list[CaseWork], list[RankTensors]]:
+    """Each rank's work for one case, and every sample's inputs of every rank (for the reference)."""
+    dtype = case["dtype"]
+    drawn: list[RankTensors] = [
+        [problem.rank_inputs(case, r, world_size, sample_generator(seed, index, s, r)) for r in range(world_size)]
+        for s in range(warmup + samples)
+    ]
+    works: list[CaseWork] = []
+    for rank in range(world_size):
+        layout, arrays = argument_layout(problem, problem.get_extra_params(case, rank, world_size))
+        outputs = [
+            (list(shape), str(torch_dtype(element)).removeprefix("torch."))
+            for shape, element in zip(
+                problem.output_shapes(case, rank, world_size), problem.output_elements(dtype), strict=True
+            )
+        ]
+        inputs = [[t.clone() for t in sample[rank]] for sample in drawn]  # the reference keeps its own copies
+        works.append(
+            {
+                "name": case["name"],
+                "inputs": inputs,
+                "outputs": outputs,
+                "arrays": arrays,
+                "layout": layout,
+                "warmup": warmup,
+            }
+        )
+    return works, drawn
+
+
+def rank_environment() -> dict[str, str]:
+    """The ranks' environment: this interpreter's project on the path, one thread each, nothing else inherited
+    that could steer torch (the judge's own variables stay here)."""
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
+    return {**keep, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def start_ranks(job: Path, world_size: int) -> list[subprocess.Popen[bytes]]:
+    env = rank_environment()
+    return [
+        subprocess.Popen(
+            [sys.executable, "-m", "runner.distributed.rank", str(job), str(rank)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for rank in range(world_size)
+    ]
+
+
+def wait_for_ranks(processes: list[subprocess.Popen[bytes]], deadline: float) -> dict[int, str]:
+    """Wait for every rank until `deadline` (monotonic); a rank still running then is killed, with the others."""
+    errors: dict[int, str] = {}
+    for rank, process in enumerate(processes):
+        try:
+            _, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for other in processes:
+                other.kill()
+            process.communicate()
+            errors[rank] = "timed out: a rank still ran at the deadline (a collective no peer joined?)"
+            continue
+        if process.returncode != 0:
+            errors[rank] = stderr.decode(errors="replace")[-2000:] or f"exited with status {process.returncode}"
+    return errors
+
+
+def verify_case(
+    problem: DistributedProblem, case: DistributedCase, expected: list[RankTensors], results: list[CaseResult]
+) -> list[RankFailure]:
+    """Every rank's outputs of every sample against the reference; one failure per wrong output."""
+    names = [p.name for p in problem.output_params()]
+    failures = []
+    for rank, result in enumerate(results):
+        for sample, (want, got) in enumerate(zip(expected, result["outputs"], strict=True)):
+            for name, exp, actual in zip(names, want[rank], got, strict=True):
+                passed, details = problem.verify_result(exp, actual, case["dtype"])
+                if not passed:
+                    failures.append(RankFailure(case["name"], rank, sample, name, describe_mismatch(details)))
+    return failures
+
+
+def run_distributed(
+    problem: DistributedProblem,
+    solution: Path,
+    world_size: int,
+    dtype: DType,
+    *,
+    device_kind: DeviceKind = "cpu",
+    cases: Sequence[int] | None = None,
+    samples: int = 3,
+    warmup: int = 1,
+    seed: int = 20260301,
+    timeout_s: float = 60.0,
+) -> DistributedRun:
+    """Run `solution` on `world_size` gloo ranks over the chosen cases of `problem` and judge every rank."""
+    problem.check_world_size(world_size)
+    listed = problem.generate_test_cases(dtype, device_kind)
+    chosen = [listed[i] for i in (cases if cases is not None else range(len(listed)))]
+    run = DistributedRun(problem.slug, world_size, dtype)
+    with tempfile.TemporaryDirectory(prefix="arena-distributed-") as tmp:
+        job = Path(tmp)
+        import torch
+
+        drawn_inputs = []
+        for index, case in enumerate(chosen):
+            works, drawn = case_work(problem, case, index, world_size, samples, warmup, seed)
+            drawn_inputs.append(drawn)
+            for rank, work in enumerate(works):
+                work_path(job, rank, index).parent.mkdir(exist_ok=True)
+                torch.save(work, work_path(job, rank, index))
+        spec = {
+            "world_size": world_size,
+            "timeout_s": timeout_s,
+            "solution": str(solution.resolve()),
+            "cases": len(chosen),
+        }
+        spec_path(job).write_text(json.dumps(spec), encoding="utf-8")
+        deadline = time.monotonic() + timeout_s + 30.0  # the ranks' own collective timeout comes first
+        processes = start_ranks(job, world_size)
+        # The reference runs while the ranks start: its outputs never leave this process.
+        try:
+            expected = [
+                [problem.expected_outputs(case, sample, world_size) for sample in per_sample]
+                for case, per_sample in zip(chosen, drawn_inputs, strict=True)
+            ]
+        except BaseException:
+            for process in processes:  # no rank outlives a judge that could not judge it
+                process.kill()
+                process.wait()
+            raise
+        run.rank_errors = wait_for_ranks(processes, deadline)
+        for rank in range(world_size):
+            if error_path(job, rank).is_file():
+                run.rank_errors[rank] = error_path(job, rank).read_text(encoding="utf-8")[-2000:]
+        for index, case in enumerate(chosen):
+            paths = [result_path(job, rank, index) for rank in range(world_size)]
+            if not all(p.is_file() for p in paths):
+                break  # a rank stopped before this case: its error says why
+            results: list[CaseResult] = [torch.load(p, weights_only=True) for p in paths]
+            seconds = [[ns / 1e9 for ns in r["times_ns"]] for r in results]
+            run.cases.append(CaseRun(case["name"], seconds, verify_case(problem, case, expected[index], results)))
+    for failure in run.failures:
+        logger.info(
+            "%s at %d ranks: %s rank %d sample %d: %s",
+            problem.slug,
+            world_size,
+            failure.case,
+            failure.rank,
+            failure.sample,
+            failure.message,
+        )
+    return run

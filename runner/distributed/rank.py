@@ -1,0 +1,131 @@
+"""One rank of a distributed run: loads the submission, joins the gloo group, runs and times every sample.
+
+Run as `python -m runner.distributed.rank JOB RANK`: the harness starts one per rank. This module runs next to
+the submission, so it imports nothing of the harness (tests/runner/test_distributed_harness.py walks its imports)
+and never sees an expected output: it reads its inputs and writes its outputs and times (`exchange`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from runner.distributed.exchange import (
+    PEER_STOPPED,
+    CaseResult,
+    CaseWork,
+    error_path,
+    result_path,
+    spec_path,
+    store_path,
+    work_path,
+)
+
+logger = logging.getLogger(__name__)
+POISON_BYTE = 0xFF
+
+
+class PeerStoppedError(RuntimeError):
+    """The release failed: another rank stopped (its own error says why), not this rank's call."""
+
+
+def load_solution(path: Path) -> Callable[..., Any]:
+    """The `solution` function of the submission's Python file."""
+    spec = importlib.util.spec_from_file_location("distributed_solution", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    solution = getattr(module, "solution", None)
+    if not callable(solution):
+        raise ImportError(f"{path.name} defines no function `solution`")
+    return solution  # type: ignore[no-any-return]
+
+
+def poisoned_outputs(work: CaseWork) -> list[Any]:
+    """Fresh output buffers, every byte set to the poison pattern, so an element never written fails."""
+    import torch
+
+    buffers = []
+    for shape, dtype in work["outputs"]:
+        buffer = torch.empty(tuple(shape), dtype=getattr(torch, dtype))
+        buffer.reshape(-1).view(torch.uint8).fill_(POISON_BYTE)
+        buffers.append(buffer)
+    return buffers
+
+
+def call_arguments(work: CaseWork, inputs: list[Any], outputs: list[Any]) -> list[Any]:
+    """The call's arguments in ABI order, from the case's layout."""
+    sources = {"input": inputs, "output": outputs, "array": work["arrays"]}
+    return [value if kind == "value" else sources[kind][value] for kind, value in work["layout"]]
+
+
+def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size: int, release: Any) -> CaseResult:
+    """Every sample of one case: buffers made before the window, the ranks released together, one call timed."""
+    import torch.distributed as dist
+
+    group = dist.group.WORLD
+    times_ns: list[int] = []
+    kept: list[list[Any]] = []
+    for index, inputs in enumerate(work["inputs"]):
+        # Outside the window: fresh poisoned outputs, the arguments laid out.
+        outputs = poisoned_outputs(work)
+        args = call_arguments(work, inputs, outputs)
+        # On the CPU the release is a barrier on the harness's own group, before the clock starts; on GPUs it
+        # will be on the device (a flag every rank's stream waits on), not a host barrier inside the window.
+        try:
+            dist.barrier(group=release)
+        except RuntimeError as exc:  # told apart from the submission's own failure: the cause is a peer's
+            raise PeerStoppedError(f"{PEER_STOPPED}: {exc}") from exc
+        start = time.perf_counter_ns()
+        solution(*args, rank, world_size, group)
+        elapsed = time.perf_counter_ns() - start
+        if index >= work["warmup"]:
+            times_ns.append(elapsed)
+        kept.append(outputs)
+    return {"times_ns": times_ns, "outputs": kept}
+
+
+def run_rank(job: Path, rank: int) -> None:
+    """Join the group, then run every case the harness wrote for this rank, writing each result as it ends."""
+    import torch
+    import torch.distributed as dist
+
+    spec = json.loads(spec_path(job).read_text(encoding="utf-8"))
+    world_size, timeout = int(spec["world_size"]), timedelta(seconds=float(spec["timeout_s"]))
+    torch.set_num_threads(1)  # N ranks share the host's cores: one thread each keeps them from contending
+    dist.init_process_group(
+        "gloo", init_method=f"file://{store_path(job)}", rank=rank, world_size=world_size, timeout=timeout
+    )
+    # The harness's own group, so that the release never shares a sequence of collectives with the submission's.
+    release = dist.new_group(backend="gloo", timeout=timeout)
+    try:
+        solution = load_solution(Path(spec["solution"]))
+        for case in range(int(spec["cases"])):
+            work: CaseWork = torch.load(work_path(job, rank, case), weights_only=True)
+            result = run_case(solution, work, rank, world_size, release)
+            torch.save(result, result_path(job, rank, case))
+    finally:
+        dist.destroy_process_group()
+
+
+def main(argv: list[str]) -> int:
+    job, rank = Path(argv[0]), int(argv[1])
+    try:
+        run_rank(job, rank)
+    except BaseException:  # the submission's failure is reported to the harness, whatever it raised
+        error_path(job, rank).write_text(traceback.format_exc(), encoding="utf-8")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
