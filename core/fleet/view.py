@@ -18,10 +18,11 @@ from collections.abc import Callable
 import asyncpg
 
 from contract.runner_client import JobRunner
-from core.dispatch import STORE_ERRORS, RunnerPool
+from core.dispatch import RunnerPool
 from core.fleet import FleetSettings, sweep_silent
 from core.store import fleet as store
 from core.store.fleet import LiveRunner
+from core.store.outage import STORE_ERRORS
 
 log = logging.getLogger(__name__)
 

@@ -32,9 +32,9 @@ from pydantic import ValidationError
 
 from contract.names import CASE_PHASES, CasePhase, JobState, SubmissionEventType
 from contract.wire import CaseTiming, JobEvent, SubmissionResult
-from core.dispatch import STORE_ERRORS
 from core.results import load_result
 from core.store import jobs, submission_feed
+from core.store.outage import STORE_ERRORS
 from core.store.submission_feed import CASE_CHANNEL, MAX_NOTIFY_BYTES, JobMove
 from core.submit.intake import get_submission
 
