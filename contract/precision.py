@@ -1,9 +1,9 @@
-"""The precision audit's wire format: which matrix instructions a compiled CUDA submission holds, and in which
-operand types.
+"""The precision audit's wire format: which matrix instructions a compiled submission holds (a CUDA library, or the
+cubins Triton compiled for a Python one), and in which operand types.
 
-The runner's daemon reads the SASS of the built library (`runner.host.sass_audit`) and hands the judge a
-`SassAudit`; the judge sets it against the problem's precision policy for the board's dtype
-(`problems.base.Problem.accepted_operands`). Imports pydantic only.
+The runner's daemon reads their SASS (`runner.host.sass_audit`) and hands the judge a `SassAudit`; the judge sets
+it against the problem's precision policy for the board's dtype (`problems.base.Problem.accepted_operands`).
+Imports pydantic only.
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ class MatrixUse(_Model):
 
 
 class SassAudit(_Model):
-    """What the audit read; `available` false (with `reason`) when the runner could not read the code."""
+    """What the audit read; `available` false (with `reason`) when the runner could not read the code. `unread`:
+    compiled files it left unread (past its bounds, or that cuobjdump could not read), which it cannot speak for."""
 
     available: bool
     reason: str | None = None
     uses: list[MatrixUse] = []
+    unread: int = 0

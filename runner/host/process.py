@@ -303,6 +303,11 @@ class SandboxedProcess:
     def alive(self) -> bool:
         return self.proc.returncode is None
 
+    def inner_pids(self) -> list[int]:
+        """The processes of its tree below the sandbox's init (`unshare` and the init come first): with the full
+        sandbox, those that live inside the job's own root and see its tmpfs mounts."""
+        return [pid for pid, depth in _tree(self.proc.pid) if depth >= 2] if self.alive else []
+
     async def wait(self, timeout: float) -> int | None:
         """The exit status, or None if the process is still running after `timeout`."""
         try:

@@ -55,6 +55,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = ("contract", "runner", "problems")
 HOSTNAME = "arena-sandbox"
 INNER_UID = 1000
+# Where Triton keeps the kernels it compiles, under a job's scratch: the precision audit reads its cubins there.
+TRITON_CACHE_PARTS = ("cache", "triton")
 _BOOTSTRAP = "import sys; sys.path.insert(0, {root!r}); from {module} import main; sys.exit(main())"
 _SPAWN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 _PR_SET_PDEATHSIG = 1
@@ -454,7 +456,7 @@ class Sandbox:
                 "XDG_CACHE_HOME": str(scratch / "cache"),
                 "XDG_CONFIG_HOME": str(scratch / "config"),
                 "XDG_DATA_HOME": str(scratch / "data"),
-                "TRITON_CACHE_DIR": str(scratch / "cache" / "triton"),
+                "TRITON_CACHE_DIR": str(scratch.joinpath(*TRITON_CACHE_PARTS)),
                 "TORCH_EXTENSIONS_DIR": str(scratch / "cache" / "torch_extensions"),
                 "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache" / "inductor"),
                 "CUDA_CACHE_PATH": str(scratch / "cache" / "nv"),

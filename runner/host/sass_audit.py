@@ -11,7 +11,9 @@ float16 can pass it; the instructions cannot hide their types. What is read, by 
   float16 HMMA, so the conversions are what shows FP8 there.
 `HFMA2.MMA` is a register move on the matrix pipe, not matrix math, and is not counted.
 
-Code that is not in the library (cuBLAS, cuDNN) is not seen: `docs/precision.md` says so.
+The same reading serves the cubins Triton compiles for a Python submission (`runner/host/triton_cubins.py`):
+`cuobjdump -sass` reads a bare cubin as it reads a library. Code that is not in the library or the cubins (cuBLAS,
+cuDNN) is not seen: `docs/precision.md` says so.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import re
 import shlex
 import shutil
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -132,12 +134,41 @@ def nvdisasm_path(cuobjdump: Path) -> Path | None:
 
 def sass_command(library: Path, out: Path) -> list[str] | None:
     """The shell command that writes the SASS of `library` to `out`, or None when this host has no cuobjdump."""
+    tool = _cuobjdump_words()
+    if tool is None:
+        return None
+    env, cuobjdump = tool
+    return ["/bin/sh", "-c", f"{env}exec {cuobjdump} -sass {_quote(library)} > {_quote(out)}"]
+
+
+# cuobjdump reads one file a run, and spends a third of a second starting (nvdisasm with it): a job's cubins are
+# read this many at a time.
+PARALLEL_CUBINS = 8
+
+
+def cubins_sass_command(cubins: Sequence[Path]) -> list[str] | None:
+    """The shell command that writes the SASS of each `x.cubin` to `x.sass` beside it (none where cuobjdump
+    fails on it), or None when this host has no cuobjdump."""
+    tool = _cuobjdump_words()
+    if tool is None:
+        return None
+    env, cuobjdump = tool
+    script = (
+        "i=0; for f do "
+        f'( {env}{cuobjdump} -sass "$f" > "${{f%.cubin}}.sass" 2>/dev/null || rm -f "${{f%.cubin}}.sass" ) & '
+        f"i=$((i + 1)); [ $((i % {PARALLEL_CUBINS})) -ne 0 ] || wait; "
+        "done; wait"
+    )
+    return ["/bin/sh", "-c", script, "sh", *(str(cubin) for cubin in cubins)]
+
+
+def _cuobjdump_words() -> tuple[str, str] | None:
+    """(`NVDISASM_PATH=… ` or "", the quoted cuobjdump), to start a shell command with."""
     cuobjdump = cuobjdump_path()
     if cuobjdump is None:
         return None
     nvdisasm = nvdisasm_path(cuobjdump)
-    env = f"NVDISASM_PATH={_quote(nvdisasm)} " if nvdisasm is not None else ""
-    return ["/bin/sh", "-c", f"{env}exec {_quote(cuobjdump)} -sass {_quote(library)} > {_quote(out)}"]
+    return (f"NVDISASM_PATH={_quote(nvdisasm)} " if nvdisasm is not None else ""), _quote(cuobjdump)
 
 
 def _quote(path: Path) -> str:

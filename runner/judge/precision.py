@@ -1,5 +1,6 @@
 """The precision audit's verdict: the compiled code's matrix instructions (`contract.precision.SassAudit`, read by the
-runner's daemon) against the problem's policy for the board's dtype (`Problem.accepted_operands`).
+runner's daemon from a CUDA library or from the cubins Triton compiled) against the problem's policy for the board's
+dtype (`Problem.accepted_operands`).
 
 A ranked run whose code multiplies in a type below the policy is refused with a message that names the instruction;
 test, benchmark and profile runs carry the same finding as a note, so that nobody learns of it first on the board.
@@ -57,6 +58,12 @@ def notes(problem: Problem, dtype: DType, audit: SassAudit | None, *, ranked: bo
     lines: list[str] = []
     if audit.uses:
         lines.append(f"Matrix instructions in the compiled code: {_named(audit.uses)}.")
+    if audit.unread:
+        # What was not read is never held against the run, and not vouched for either.
+        lines.append(
+            f"The precision audit left {audit.unread} compiled file(s) unread (past its bounds, or unreadable to "
+            "cuobjdump) and says nothing of them."
+        )
     accepted = problem.accepted_operands(dtype)
     found = below_policy(audit, accepted)
     if found and accepted is not None and not ranked:

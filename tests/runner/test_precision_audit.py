@@ -1,10 +1,13 @@
 """The precision audit: the SASS reader against nvcc's real output (tests/fixtures/sass, tests/fixtures/ncu), each
-problem's policy, the judge's verdict and notes, and the daemon's sandboxed cuobjdump on a library nvcc builds."""
+problem's policy, the judge's verdict and notes, the daemon's sandboxed cuobjdump on a library nvcc builds and on
+cubins laid out as in a Triton cache."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,11 +15,14 @@ import pytest
 from contract.precision import OPERANDS, MatrixUse, SassAudit
 from problems.base import OPERANDS as PROBLEM_OPERANDS
 from problems.registry import builtin_problems, get_problem
+from runner.host import triton_cubins
 from runner.host.compile import compile_cuda
 from runner.host.executor import default_executor
-from runner.host.sandbox import JobDir
+from runner.host.process import SandboxedProcess
+from runner.host.sandbox import JobDir, SandboxLevel
 from runner.host.sass_audit import cuobjdump_path, kernel_name, matrix_uses, operand_of
-from runner.job.precision_audit import write_audit
+from runner.host.triton_cubins import CacheLocation
+from runner.job.precision_audit import launcher_cache, write_audit, write_cubin_audit
 from runner.judge import precision
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -163,3 +169,184 @@ def test_the_daemon_reads_the_built_librarys_sass_in_the_sandbox(tmp_path: Path)
     audit = asyncio.run(audited())
     assert audit.available, audit.reason
     assert [(u.instruction, u.operand, u.kernel) for u in audit.uses] == [("HMMA.16816.F32", "fp16", "matmul_wmma")]
+
+
+# -- the cubins Triton compiles for a Python submission -----------------------------------------------------------
+
+# Two kernels as Triton would leave them (extern "C": Triton's names are not mangled): float16 WMMA, and plain
+# float32 arithmetic.
+_FP16_KERNEL = """
+#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+extern "C" __global__ void matmul_fp16_dot(const __half* a, const __half* b, float* c) {
+  wmma::fragment<wmma::matrix_a,16,16,16,__half,wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b,16,16,16,__half,wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator,16,16,16,float> acc; wmma::fill_fragment(acc,0.f);
+  wmma::load_matrix_sync(fa,a,16); wmma::load_matrix_sync(fb,b,16);
+  wmma::mma_sync(acc,fa,fb,acc); wmma::store_matrix_sync(c,acc,16,wmma::mem_row_major);
+}
+"""
+_PLAIN_KERNEL = 'extern "C" __global__ void add_kernel(const float* a, float* c) { c[threadIdx.x] += a[threadIdx.x]; }'
+
+
+def _cubin(source: str, directory: Path, name: str) -> Path:
+    nvcc = shutil.which("nvcc")
+    assert nvcc is not None
+    cu = directory / f"{name}.cu"
+    cu.write_text(source)
+    out = directory / f"{name}.cubin"
+    subprocess.run([nvcc, "-cubin", "-arch=sm_90", "-o", str(out), str(cu)], check=True, capture_output=True)
+    return out
+
+
+def _launcher_job(tmp_path: Path) -> tuple[JobDir, Path]:
+    job = JobDir.create(tmp_path / "jobs", "launcher", None)
+    cache = job.scratch / "cache" / "triton"
+    cache.mkdir(parents=True)
+    return job, cache
+
+
+def _put(cache: Path, key: str, name: str, data: bytes) -> Path:
+    (cache / key).mkdir(parents=True, exist_ok=True)
+    path = cache / key / name
+    path.write_bytes(data)
+    return path
+
+
+def test_cubins_are_copied_out_of_the_cache_without_following_links(tmp_path: Path) -> None:
+    job, cache = _launcher_job(tmp_path)
+    _put(cache, "aa", "kernel.cubin", b"first")
+    _put(cache, "aa", "kernel.json", b"{}")
+    _put(cache, "bb", "other.cubin", b"second")
+    outside = tmp_path / "host_file.cubin"
+    outside.write_bytes(b"a file of the host")
+    (cache / "cc").mkdir()
+    (cache / "cc" / "linked.cubin").symlink_to(outside)  # a link out of the cache: never read
+    os.link(outside, cache / "cc" / "hard.cubin")  # a second name of a host file: never read
+    (cache / "dd").symlink_to(cache / "aa", target_is_directory=True)  # a linked folder: not entered
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    copied = triton_cubins.copy_cubins(CacheLocation.on_host(job.root), dest)
+    assert copied is not None
+    assert [f.read_bytes() for f in copied.files] == [b"first", b"second"]
+    assert [f.name for f in copied.files] == ["triton-000.cubin", "triton-001.cubin"]
+    assert copied.unread == 2
+
+
+def test_the_cache_is_reached_through_a_process_root(tmp_path: Path) -> None:
+    job, cache = _launcher_job(tmp_path)
+    _put(cache, "aa", "kernel.cubin", b"cubin")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    # What the daemon does for a launcher in the full sandbox, here with this process's own root.
+    copied = triton_cubins.copy_cubins(CacheLocation.inside(os.getpid(), job.scratch), dest)
+    assert copied is not None and [f.read_bytes() for f in copied.files] == [b"cubin"]
+    # A process that shares the host's root is not inside a sandbox: its root says nothing of the job's tmpfs.
+    assert triton_cubins.sandbox_location([os.getpid()], job.scratch) is None
+
+
+def test_the_audit_reads_within_its_bounds_and_counts_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(triton_cubins, "MAX_CUBINS", 2)
+    monkeypatch.setattr(triton_cubins, "MAX_CUBIN_BYTES", 8)
+    job, cache = _launcher_job(tmp_path)
+    for key in ("a", "b", "c"):
+        _put(cache, key, "k.cubin", b"small")
+    _put(cache, "0", "big.cubin", b"more than eight bytes")
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    copied = triton_cubins.copy_cubins(CacheLocation.on_host(job.root), dest)
+    assert copied is not None and len(copied.files) == 2 and copied.unread == 2
+
+
+def test_no_triton_cache_means_no_audit_and_no_file(tmp_path: Path) -> None:
+    job = JobDir.create(tmp_path / "jobs", "launcher", None)  # a pure-PyTorch run: Triton compiled nothing
+    target = tmp_path / "sass_audit.json"
+
+    async def audited() -> SassAudit | None:
+        executor = await default_executor()
+        return await write_cubin_audit(executor, job, CacheLocation.on_host(job.root), target)
+
+    assert asyncio.run(audited()) is None
+    assert not target.exists()
+
+
+def test_a_cache_replaced_by_a_link_is_not_read_and_refuses_nothing(tmp_path: Path) -> None:
+    job = JobDir.create(tmp_path / "jobs", "launcher", None)
+    elsewhere = tmp_path / "elsewhere"
+    _put(elsewhere, "aa", "kernel.cubin", b"cubin")
+    (job.scratch / "cache").mkdir()
+    (job.scratch / "cache" / "triton").symlink_to(elsewhere, target_is_directory=True)
+    target = tmp_path / "sass_audit.json"
+
+    async def audited() -> SassAudit | None:
+        executor = await default_executor()
+        return await write_cubin_audit(executor, job, CacheLocation.on_host(job.root), target)
+
+    audit = asyncio.run(audited())
+    assert audit is not None and not audit.available and "Triton cache" in (audit.reason or "")
+    assert SassAudit.model_validate_json(target.read_text()) == audit
+    assert precision.refusal(get_problem("matrix-multiplication"), "float32", audit) is None
+
+
+@needs_tools
+@pytest.mark.nvcc
+def test_the_daemon_reads_the_triton_caches_cubins_in_the_sandbox(tmp_path: Path) -> None:
+    build = tmp_path / "build"
+    build.mkdir()
+    job, cache = _launcher_job(tmp_path)
+    _put(cache, "1f2e", "matmul_fp16_dot.cubin", _cubin(_FP16_KERNEL, build, "fp16").read_bytes())
+    _put(cache, "1f2e", "matmul_fp16_dot.json", b"{}")
+    _put(cache, "9c8d", "add_kernel.cubin", _cubin(_PLAIN_KERNEL, build, "plain").read_bytes())
+    _put(cache, "7b6a", "broken.cubin", b"not a cubin")  # cuobjdump fails on it: unread, never an accusation
+    target = tmp_path / "sass_audit.json"
+
+    async def audited() -> SassAudit | None:
+        executor = await default_executor()
+        return await write_cubin_audit(executor, job, CacheLocation.on_host(job.root), target)
+
+    audit = asyncio.run(audited())
+    assert audit is not None and audit.available, audit
+    assert SassAudit.model_validate_json(target.read_text()) == audit
+    assert [(u.instruction, u.operand, u.kernel) for u in audit.uses] == [("HMMA.16816.F32", "fp16", "matmul_fp16_dot")]
+    assert audit.unread == 1
+    matmul = get_problem("matrix-multiplication")
+    message = precision.refusal(matmul, "float32", audit)
+    assert message is not None and "HMMA.16816.F32 (float16, in matmul_fp16_dot)" in message
+    assert precision.refusal(matmul, "float16", audit) is None
+    notes = precision.notes(matmul, "float16", audit, ranked=True)
+    assert any("left 1 compiled file(s) unread" in note for note in notes)
+
+
+def test_the_daemon_reads_a_sandboxed_launchers_cache_on_its_own_tmpfs(tmp_path: Path) -> None:
+    """The launcher's scratch is a tmpfs of its own mount namespace in the full sandbox: the host's folder stays
+    empty, and the daemon reads the cache through a process inside that root."""
+    script = (
+        "import os, pathlib, time; d = pathlib.Path(os.environ['TRITON_CACHE_DIR']) / 'abc'; "
+        "d.mkdir(parents=True); (d / 'k.cubin.tmp').write_bytes(b'cubin'); "
+        "os.replace(d / 'k.cubin.tmp', d / 'k.cubin'); print('ready', flush=True); time.sleep(60)"
+    )
+
+    async def copied() -> tuple[list[bytes], bool, bool]:
+        executor = await default_executor()
+        job = await asyncio.to_thread(JobDir.create, tmp_path / "jobs", "launcher", None)
+        dest = tmp_path / "dest"
+        dest.mkdir()
+        python = executor.sandbox.policy.python
+        async with await SandboxedProcess.start(
+            executor.sandbox, job, lambda _fd: [python, "-c", script], slot_env={}, with_pipe=False
+        ) as proc:
+            found: triton_cubins.CopiedCubins | None = None
+            for _ in range(200):
+                location = launcher_cache(executor, proc, job)
+                found = triton_cubins.copy_cubins(location, dest) if location is not None else None
+                if found is not None and found.files:
+                    break
+                await asyncio.sleep(0.05)
+            assert found is not None, await proc.output()
+            hidden = not (job.scratch / "cache" / "triton").exists()
+            return [f.read_bytes() for f in found.files], executor.sandbox.level is SandboxLevel.FULL, hidden
+
+    files, full, hidden = asyncio.run(copied())
+    assert files == [b"cubin"]
+    assert hidden or not full, "in the full sandbox the host's folder must not show the launcher's tmpfs"
