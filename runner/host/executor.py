@@ -34,6 +34,8 @@ DEFAULT_JOB_TIMEOUT_S = 900.0
 # Beside the judge's request: the rates measured on the slot's GPU, when the runner has them.
 PEAKS_FILE = "peaks.json"
 SASS_AUDIT_FILE = "sass_audit.json"  # runner/job/precision_audit.py writes it, the judge reads it
+# The judge's one line back on its gate: its tests passed, and Triton's cubins may be read.
+TESTED = b"tested"
 
 
 @dataclass(frozen=True)
@@ -354,6 +356,10 @@ class WarmWorker:
     library is in the launcher's prebuilt folder, and the submission may be loaded. Closing the gate instead
     (a compile error, a cancel) ends them without loading anything. They are as fresh as any: they have run no
     submission.
+
+    The gate is a socket pair, so that the judge can answer once: `tested` (a Python submission's tests passed,
+    and the cubins Triton compiled for it may be audited), to which `audited` replies. The launcher never holds
+    either end.
     """
 
     processes: JobProcesses
@@ -371,12 +377,33 @@ class WarmWorker:
 
     def built(self, *, audit_follows: bool = False) -> None:
         """Tell the judge that the submission is ready to load (a CUDA library is in the prebuilt folder).
-        `audit_follows`: a CUDA build, whose precision audit `audited` announces later."""
+        `audit_follows`: a precision audit follows, which `audited` announces (a CUDA build's, or the Triton
+        cubins' of a Python run on a GPU)."""
         self._signal(b"built\n", close=not audit_follows)
 
     def audited(self) -> None:
-        """Tell the judge that the CUDA build's precision audit is in its in/ (`judge_argv`'s --sass-audit)."""
+        """Tell the judge that the precision audit is done: in its in/ (`judge_argv`'s --sass-audit) if any."""
         self._signal(b"audited\n", close=True)
+
+    async def tested(self) -> bool:
+        """Wait for the judge's `tested` line; False when the judge closed the gate or sent anything else (it
+        ended, or audits nothing)."""
+        if self.go_fd < 0:
+            return False
+        loop = asyncio.get_running_loop()
+        # A duplicate for the loop, in non-blocking mode (which the gate's own writes, a few bytes, never notice).
+        with socket.socket(fileno=os.dup(self.go_fd)) as gate:
+            gate.setblocking(False)
+            line = b""
+            try:
+                while not line.endswith(b"\n") and len(line) <= len(TESTED):
+                    chunk = await loop.sock_recv(gate, 64)
+                    if not chunk:
+                        return False
+                    line += chunk
+            except OSError:
+                return False
+        return line.strip() == TESTED
 
     def _signal(self, line: bytes, *, close: bool) -> None:
         if self.go_fd < 0:
@@ -406,15 +433,15 @@ async def start_warm_worker(executor: Executor, slot: Slot, env: dict[str, str] 
     """Start a job's processes for `slot`, waiting at the gate. Cheap to call: it only spawns them. `env` is the
     job's (`job_env`) when they are started for a job in hand; ahead of any job, the slot's."""
     judge_job, launcher_job = await create_job_dirs(executor, slot)
-    read_fd, write_fd = os.pipe()
+    ours, judges = socket.socketpair()
     try:
         slot_env = dict(slot.env) if env is None else env
-        processes = await start_processes(executor, slot_env, judge_job, launcher_job, read_fd)
+        processes = await start_processes(executor, slot_env, judge_job, launcher_job, judges.fileno())
     except BaseException:
-        os.close(write_fd)
+        ours.close()
         for job in (judge_job, launcher_job):
             await asyncio.to_thread(job.remove)
         raise
     finally:
-        os.close(read_fd)
-    return WarmWorker(processes, write_fd, slot.index, slot.is_gpu)
+        judges.close()
+    return WarmWorker(processes, ours.detach(), slot.index, slot.is_gpu)

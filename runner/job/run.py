@@ -56,7 +56,7 @@ from runner.host.executor import (
 from runner.host.nvcc_schedule import parallel_script
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
 from runner.host.sandbox import JobDir, python_command
-from runner.job.precision_audit import write_audit
+from runner.job.precision_audit import launcher_cache, write_audit, write_cubin_audit
 from runner.judge.tripwires import source_notes
 from runner.profiling.availability import ProfilingSupport, jobs_run_as_root, profiling_support
 from runner.profiling.run import profile_submission
@@ -201,37 +201,52 @@ class _JobRun:
         else:
             await self.previous_teardown()
             self.warm.go()
-        if self.request.language != "cuda":
+        if self.request.language == "cuda":
+            result = await self.evaluate_audited(self.audit_library)
+        elif self.request.device_kind != "cpu" and self.slot.is_gpu:
+            result = await self.evaluate_audited(self.audit_cubins)
+        else:
             self.warm.built()
             result = await self.evaluate()
-        else:
-            result = await self.evaluate_audited()
         if result.mode == "profile" and result.status == "passed" and result.profile is not None:
             return await self.profile(result)
         return result
 
-    async def evaluate_audited(self) -> SubmissionResult:
-        """Judge a CUDA build while its SASS is read for the precision audit (runner/job/precision_audit.py); the
-        judge waits for the audit only once its tests have passed."""
+    async def evaluate_audited(self, audit: Callable[[Path], Awaitable[object]]) -> SubmissionResult:
+        """Judge the submission while `audit` writes its precision audit (runner/job/precision_audit.py) to the
+        judge's in/; the gate's `audited` follows, however the audit ends. The judge waits for it only once its
+        tests have passed."""
         assert self.warm is not None
         warm = self.warm
         warm.built(audit_follows=True)
-        library = self.job.in_dir / "prebuilt" / f"{self.library_key}.so"
         target = self.judge_job.in_dir / SASS_AUDIT_FILE
 
-        async def audit() -> None:
+        async def audited() -> None:
             try:
-                await write_audit(self.executor, self.job, library, target)
+                await audit(target)
             finally:
                 warm.audited()
 
-        auditing = asyncio.create_task(audit())
+        auditing = asyncio.create_task(audited())
         try:
             return await self.evaluate()
         finally:
             if not auditing.done():
                 auditing.cancel()
             await asyncio.wait({auditing})
+
+    async def audit_library(self, target: Path) -> None:
+        """A CUDA build's SASS, read while the judge tests it."""
+        library = self.job.in_dir / "prebuilt" / f"{self.library_key}.so"
+        await write_audit(self.executor, self.job, library, target)
+
+    async def audit_cubins(self, target: Path) -> None:
+        """The cubins Triton compiled for a Python submission, read once the judge says its tests passed (they
+        are compiled on the first calls, hidden shapes included)."""
+        assert self.warm is not None
+        if await self.warm.tested():
+            location = launcher_cache(self.executor, self.warm.processes.launcher, self.job)
+            await write_cubin_audit(self.executor, self.job, location, target)
 
     async def previous_teardown(self) -> None:
         """Wait for the slot's previous teardown to end, however it ends (its failure is logged where it ran);

@@ -112,7 +112,7 @@ class Evaluation:
     capture_files: tuple[int, int] | None = None
     # How many hidden shapes a ranked run was verified on too (0: none).
     holdout_verified: int = 0
-    # The precision audit of a CUDA build: how to wait for it (the daemon reads the SASS while the tests run), and
+    # The precision audit (a CUDA build's, or the Triton cubins' of a Python run on a GPU): how to wait for it, and
     # what it found once read.
     read_audit: AuditSource | None = None
     audit: SassAudit | None = None
@@ -355,11 +355,13 @@ def _verify_holdout(ev: Evaluation, link: LauncherLink, seed: int) -> None:
 
 
 def _audit_precision(ev: Evaluation) -> None:
-    """Read the CUDA build's audit (waiting for the daemon, which read the SASS while the tests ran) and refuse a
-    ranked run whose matrix math is below the board's precision (`runner.judge.precision`)."""
-    if ev.request.language != "cuda" or ev.read_audit is None:
+    """Read the precision audit and refuse a ranked run whose matrix math is below the board's precision
+    (`runner.judge.precision`). A CUDA build's SASS was read while the tests ran; the cubins Triton compiled for a
+    Python run on a GPU are read now, once the tests and hidden shapes have compiled every kernel they call. On the
+    CPU a Python run compiles nothing to audit, and the judge asks for nothing."""
+    if ev.read_audit is None or (ev.request.language != "cuda" and ev.device_kind != "gpu"):
         return
-    with ev.phase("audit"):  # the wait for the daemon's cuobjdump, when the tests ended first
+    with ev.phase("audit"):  # the wait for the daemon's cuobjdump
         ev.audit = ev.read_audit()
     if ev.audit is None or ev.request.mode != "ranked":
         return

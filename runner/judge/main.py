@@ -21,11 +21,24 @@ from contract.wire import JobEvent, JobRequest, MeasuredPeaks
 
 
 class Gate:
-    """The runner's signals on the wait pipe (`runner.host.executor.WarmWorker`): `go`, then `built`, then for a
-    CUDA build `audited` (its SASS read, `runner.host.sass_audit`)."""
+    """The runner's signals on the wait socket (`runner.host.executor.WarmWorker`): `go`, then `built`, then, where
+    a precision audit follows, `audited` (the compiled code's SASS read, `runner.host.sass_audit`). For a Python
+    run on a GPU the judge first answers `tested`: the cubins Triton compiled exist only once the tests ran."""
 
     def __init__(self, fd: int | None) -> None:
         self._pipe = os.fdopen(fd, "rb") if fd is not None else None
+
+    def tell(self, signal: bytes) -> bool:
+        """Send `signal` to the runner; False when the gate is closed (no audit follows, or the job is ending)."""
+        if self._pipe is None:
+            return False
+        try:
+            os.write(self._pipe.fileno(), signal + b"\n")
+        except OSError:
+            self._pipe.close()  # the runner closed its end: nothing more comes
+            self._pipe = None
+            return False
+        return True
 
     def passed(self, signal: bytes, *, last: bool = False) -> bool:
         """Block until the runner sends `signal`; False when it closed the gate instead (the job ended). `last`:
@@ -60,12 +73,22 @@ def _read_peaks(path: Path | None) -> MeasuredPeaks | None:
     return MeasuredPeaks.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def _read_audit(gate: Gate, path: Path | None) -> SassAudit | None:
-    """The precision audit of the CUDA build, once the runner says it is written; None when the gate closed
-    first (the job is ending) or no file came (a judge run by hand)."""
+def read_audit(gate: Gate, path: Path | None, *, tested: bool = False) -> SassAudit | None:
+    """The precision audit, once the runner says it is written; None when the gate closed first (the job is
+    ending), or no file came (no Triton cubin to read, or a judge run by hand). `tested`: tell the runner first
+    that the tests passed (a Python run, whose cubins the runner reads only then)."""
+    if tested and not gate.tell(b"tested"):
+        return None
     if not gate.passed(b"audited", last=True) or path is None or not path.is_file():
         return None
     return SassAudit.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def audits(request: JobRequest) -> bool:
+    """Whether a precision audit may follow `built` on the gate: a CUDA build's, and that of the cubins Triton
+    compiles for a Python run that may get a GPU. A runner with no GPU to give closes the gate after `built`, and
+    the judge, on the CPU then, asks nothing more (`runner.judge.evaluate._audit_precision`)."""
+    return request.language == "cuda" or request.device_kind != "cpu"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,15 +120,16 @@ def main(argv: list[str] | None = None) -> int:
 
     link = LauncherLink(Channel.from_fd(args.channel_fd))
     try:
-        cuda = request.language == "cuda"
+        audited = audits(request)
+        tested = request.language != "cuda"
         evaluate(
             request,
             args.workdir,
             send,
             link,
             peaks,
-            ready=lambda: gate.passed(b"built", last=not cuda),
-            audit=(lambda: _read_audit(gate, args.sass_audit)) if cuda else None,
+            ready=lambda: gate.passed(b"built", last=not audited),
+            audit=(lambda: read_audit(gate, args.sass_audit, tested=tested)) if audited else None,
         )
     finally:
         link.close()

@@ -1,29 +1,33 @@
 """The precision audit: the SASS reader against nvcc's real output (tests/fixtures/sass, tests/fixtures/ncu), each
 problem's policy, the judge's verdict and notes, the daemon's sandboxed cuobjdump on a library nvcc builds and on
-cubins laid out as in a Triton cache."""
+cubins laid out as in a Triton cache, and the gate's hand-off (`tested`, then `audited`) of a Python run."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import shutil
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from contract.precision import OPERANDS, MatrixUse, SassAudit
+from contract.wire import JobRequest
 from problems.base import OPERANDS as PROBLEM_OPERANDS
 from problems.registry import builtin_problems, get_problem
 from runner.host import triton_cubins
 from runner.host.compile import compile_cuda
-from runner.host.executor import default_executor
+from runner.host.executor import WarmWorker, default_executor
 from runner.host.process import SandboxedProcess
 from runner.host.sandbox import JobDir, SandboxLevel
 from runner.host.sass_audit import cuobjdump_path, kernel_name, matrix_uses, operand_of
 from runner.host.triton_cubins import CacheLocation
 from runner.job.precision_audit import launcher_cache, write_audit, write_cubin_audit
 from runner.judge import precision
+from runner.judge.main import Gate, audits, read_audit
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -316,6 +320,103 @@ def test_the_daemon_reads_the_triton_caches_cubins_in_the_sandbox(tmp_path: Path
     assert precision.refusal(matmul, "float16", audit) is None
     notes = precision.notes(matmul, "float16", audit, ranked=True)
     assert any("left 1 compiled file(s) unread" in note for note in notes)
+
+
+# -- the gate's hand-off: `tested` from the judge, `audited` back -------------------------------------------------
+
+
+def _gate_pair() -> tuple[WarmWorker, Gate]:
+    ours, judges = socket.socketpair()
+    warm = WarmWorker(processes=None, go_fd=ours.detach(), slot_index=0, gpu_visible=True)  # type: ignore[arg-type]
+    return warm, Gate(judges.detach())
+
+
+def test_the_judge_says_tested_and_reads_the_audit_once_audited(tmp_path: Path) -> None:
+    warm, gate = _gate_pair()
+    target = tmp_path / "sass_audit.json"
+    found = _audit(("HMMA.16816.F32", "fp16"))
+
+    def judge() -> SassAudit | None:
+        assert gate.passed(b"go") and gate.passed(b"built")
+        return read_audit(gate, target, tested=True)
+
+    async def daemon() -> SassAudit | None:
+        judging = asyncio.ensure_future(asyncio.to_thread(judge))
+        warm.go()
+        warm.built(audit_follows=True)
+        assert await asyncio.wait_for(warm.tested(), 10)
+        assert not judging.done(), "the judge waits for `audited`"
+        target.write_text(found.model_dump_json())
+        warm.audited()
+        return await asyncio.wait_for(judging, 10)
+
+    assert asyncio.run(daemon()) == found
+    assert warm.go_fd == -1
+
+
+def test_with_nothing_to_audit_the_round_trip_is_quick_and_reads_no_file(tmp_path: Path) -> None:
+    warm, gate = _gate_pair()
+    target = tmp_path / "sass_audit.json"  # never written: Triton compiled nothing
+
+    async def daemon() -> tuple[SassAudit | None, float]:
+        warm.go()
+        warm.built(audit_follows=True)
+        assert gate.passed(b"go") and gate.passed(b"built")
+
+        async def audit() -> None:
+            if await warm.tested():
+                warm.audited()
+
+        auditing = asyncio.ensure_future(audit())
+        start = time.perf_counter()
+        read = await asyncio.to_thread(read_audit, gate, target, tested=True)
+        seconds = time.perf_counter() - start
+        await auditing
+        return read, seconds
+
+    read, seconds = asyncio.run(daemon())
+    assert read is None
+    assert seconds < 0.5, f"the judge waited {seconds * 1000:.1f} ms with nothing to audit"
+
+
+def test_a_gate_closed_after_built_lets_the_judge_through_at_once(tmp_path: Path) -> None:
+    # A runner that audits nothing (no GPU) closes the gate after `built`: the judge's `tested` finds it closed.
+    warm, gate = _gate_pair()
+    warm.go()
+    warm.built()
+    assert gate.passed(b"go") and gate.passed(b"built")
+    assert read_audit(gate, tmp_path / "sass_audit.json", tested=True) is None
+
+
+def test_the_daemon_stops_waiting_when_the_judge_closes_the_gate() -> None:
+    warm, gate = _gate_pair()
+
+    async def daemon() -> bool:
+        warm.go()
+        warm.built(audit_follows=True)
+        assert gate.passed(b"go") and gate.passed(b"built", last=True)  # the judge ends without `tested`
+        return await asyncio.wait_for(warm.tested(), 10)
+
+    assert asyncio.run(daemon()) is False
+    warm.audited()  # a write to a gate the judge closed: no error
+
+
+def test_which_runs_wait_for_an_audit() -> None:
+    def request(language: str, device_kind: str) -> JobRequest:
+        return JobRequest.model_validate(
+            {
+                "submission_id": "s",
+                "problem_slug": "vector_add",
+                "language": language,
+                "file_name": "s.py",
+                "source": "",
+                "device_kind": device_kind,
+            }
+        )
+
+    assert audits(request("cuda", "cpu")) and audits(request("cuda", "auto"))
+    assert audits(request("python", "auto")) and audits(request("triton", "gpu"))
+    assert not audits(request("python", "cpu")), "a CPU run's gate closes after `built`, as before"
 
 
 def test_the_daemon_reads_a_sandboxed_launchers_cache_on_its_own_tmpfs(tmp_path: Path) -> None:
