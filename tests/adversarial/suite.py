@@ -417,6 +417,17 @@ ENTRIES: tuple[Entry, ...] = (
         dtype="bfloat16",
         mode="ranked",
     ),
+    # The same split in Triton: the audit reads the cubins Triton compiled into the launcher's cache.
+    _entry(
+        "triton_split_fp16_dot_fp32_matmul",
+        "precision_triton_fp16_dot.py",
+        "weak_output",
+        "gpu",
+        {"precision"},
+        problem="matrix-multiplication",
+        language="triton",
+        mode="ranked",
+    ),
     # -- impossible times -------------------------------------------------------------------------------------------
     _entry("py_frozen_clock", "frozen_clock.py", "impossible_time", "cpu", TIMER_TAMPERING, control=_CPU_VECTOR_ADD),
     _entry(

@@ -61,6 +61,7 @@ PATTERNS: tuple[tuple[str, str, tuple[Device, ...], str], ...] = (
     ("py_side_stream_joined.py", "vector_add", GPU, "a side stream joined back with wait_stream"),
     ("py_cuda_graph_replay.py", "vector_add", GPU, "a CUDA graph captured on first use and replayed"),
     ("py_triton_autotune.py", "vector_add", GPU, "Triton autotune on the first call"),
+    ("py_triton_matmul_tf32x3.py", "matrix-multiplication", GPU, "Triton tl.dot in 3xTF32 (the board admits TF32)"),
     ("py_own_events.py", "vector_add", GPU, "its own CUDA events, synchronised"),
     ("py_cupy_kernel.py", "vector_add", GPU, "a CuPy raw kernel"),
     ("cu_device_sync.cu", "vector_add", GPU, "cudaDeviceSynchronize() after the launch"),
