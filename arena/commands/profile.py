@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from arena.arg_types import whole_number
 from arena.commands.submissions import on_server
-from arena.commands.submit import whole_number
 from arena.render import table
 from arena.server_client import EXIT_CODES_HELP, ArenaServer
 from contract.wire import ProfileDiff

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from api.submission_models import SubmissionPage
-from arena.commands.submit import whole_number
+from arena.arg_types import whole_number
 from arena.render import render_contests, render_result, table
 from arena.server_client import EXIT_CODES_HELP, ArenaServer, load_login, report
 from core.errors import UserFacingError

@@ -1,249 +1,31 @@
-"""`arena submit`: verify and benchmark one solution file, on the local runner or a remote one (--runner)."""
+"""`arena submit`: verify and benchmark one solution file, on the local runner, a runner daemon (--runner), the
+fleet (--fleet) or a server (--server). This module parses the command and renders its result; each path lives
+in its own module (arena/store_submit.py, arena/runner_submit.py, arena/remote_submit.py, arena/batch_submit.py)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import math
 import sys
-import urllib.parse
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.arg_types import finite_number, runner_url, whole_number
 from arena.commands.problems import check_dtype, find_problem
+from arena.profile_artifacts import save_artifacts
 from arena.render import ProgressPrinter, render_contests, render_result, result_json
+from arena.runner_submit import read_secret, run_on_runner
+from arena.store_submit import run_on_fleet, run_recorded
 from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
-from contract.wire import JobRequest, MeasureConfig, ProfileReport, SubmissionResult
+from contract.wire import JobRequest, MeasureConfig
 from core.errors import CancelledByUserError, UserFacingError
-from core.submit.uploads import Upload, check_upload
-from problems.base import DTYPES, Problem
+from core.submit.uploads import check_upload
+from problems.base import DTYPES
 from problems.catalog import data_types
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
-    from core.submit.local import LocalRun
-    from runner.clients.http import RunnerClient
-
-# How long Ctrl-C waits for a remote runner to confirm that it cancelled the job.
-REMOTE_CANCEL_TIMEOUT_S = 10.0
-
-
-def runner_url(text: str) -> str:
-    """An argparse type: the runner's base URL, with its scheme (aiohttp cannot guess one)."""
-    parts = urllib.parse.urlsplit(text)
-    if "://" not in text:
-        raise argparse.ArgumentTypeError(f"{text!r} has no scheme; write it as http://{text}")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a runner URL; write it as http://HOST:PORT")
-    try:
-        parts.port  # noqa: B018 - parsing the port is the check
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} has a port that is not a number from 0 to 65535") from None
-    return text
-
-
-def finite_number(low: float, high: float | None = None) -> Callable[[str], float]:
-    """An argparse type: a finite number above `low` (and at most `high`); Infinity and NaN are refused here,
-    before they reach a measurement loop that would never end or never converge."""
-
-    def parse(text: str) -> float:
-        bound = f"above {low:g}" + (f" and at most {high:g}" if high is not None else "")
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number; give one {bound}") from None
-        if not math.isfinite(value) or value <= low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{text} is out of range; give a finite number {bound}")
-        return value
-
-    return parse
-
-
-def whole_number(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least `low`."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{text} is too small; give at least {low}")
-        return value
-
-    return parse
-
-
-def _read_secret(path: str | None) -> bytes:
-    if path is None:
-        raise UserFacingError("--runner needs --secret-file: the file holding the runner's shared secret.")
-    try:
-        secret = Path(path).read_bytes().strip()
-    except OSError as exc:
-        raise UserFacingError(f"Cannot read the secret file {path}: {exc.strerror}.") from exc
-    if not secret:
-        raise UserFacingError(f"The secret file {path} is empty.")
-    return secret
-
-
-async def _run_remote(
-    url: str, secret: bytes, request: JobRequest, *, ca_file: str | None = None, allow_plain_http: bool = False
-) -> SubmissionResult:
-    """Submit to a runner daemon over HTTP and follow its events to the result."""
-    from runner.clients.http import RunnerClient, RunnerError
-
-    async with RunnerClient(url, secret, ca_file=ca_file, allow_plain_http=allow_plain_http) as runner:
-        try:
-            accepted = await runner.submit(request)
-            if accepted.queue_position:
-                print(f"  queued at position {accepted.queue_position}", file=sys.stderr)
-            try:
-                result = await runner.wait_result(accepted.job_id, ProgressPrinter())
-            except asyncio.CancelledError:
-                # Ctrl-C: the job would otherwise hold the runner's GPU for nobody.
-                interrupted = await _cancel_remote(runner, accepted.job_id, url)
-                raise interrupted from None
-        except RunnerError as exc:
-            if exc.code == "unreachable":
-                cause = exc.__cause__
-                reason = getattr(cause, "os_error", None) or cause or exc.message
-                raise UserFacingError(
-                    f"Cannot reach the runner at {url} ({reason}). Check that `arena runner serve` runs there and "
-                    "that the address and port are right."
-                ) from exc
-            raise UserFacingError(f"The runner at {url} failed: {exc.message} ({exc.code}).") from exc
-    if result is None:
-        raise UserFacingError("The job was cancelled on the runner before it finished.")
-    return result
-
-
-async def _cancel_remote(runner: RunnerClient, job_id: str, url: str) -> CancelledByUserError:
-    """Ask the runner to cancel the job; the one line to show the user, whatever the runner answered."""
-    from runner.clients.http import RunnerError
-
-    try:
-        await asyncio.wait_for(runner.cancel(job_id), REMOTE_CANCEL_TIMEOUT_S)
-    except (RunnerError, TimeoutError) as exc:
-        return CancelledByUserError(
-            f"interrupted (Ctrl-C); the runner at {url} did not confirm cancelling job {job_id} ({exc}), "
-            "so it may still run there."
-        )
-    return CancelledByUserError(f"interrupted (Ctrl-C); job {job_id} was cancelled on the runner at {url}.")
-
-
-def _interrupted(progress: LocalRun) -> str:
-    """The one line for Ctrl-C on a recorded submission: what became of it."""
-    number = f"submission #{progress.submission_id}"
-    if progress.submission_id is None:
-        return "interrupted (Ctrl-C) before the submission was recorded; nothing will run."
-    if progress.withdrawn:
-        return f"interrupted (Ctrl-C): {number} was cancelled and will not run again."
-    if progress.withdrawn is False:
-        return f"interrupted (Ctrl-C) after {number} had finished; its result is stored."
-    reason = f" ({progress.withdraw_error})" if progress.withdraw_error else ""
-    return (
-        f"interrupted (Ctrl-C), but {number} could not be withdrawn{reason}; "
-        "the next `arena submit` may run it before its own."
-    )
-
-
-def _say(line: str) -> None:
-    print(f"  {line}", file=sys.stderr)
-
-
-def _run_recorded(
-    args: argparse.Namespace, problem: Problem, upload: Upload, request: JobRequest
-) -> tuple[SubmissionResult, ContestEntries | None]:
-    """Record the submission in the store (embedded unless DATABASE_URL is set) and run it on the local runner;
-    the result, and for a ranked run what it counts for."""
-    try:
-        from core.errors import USER_FACING, KernelArenaError, MigrationError, RunnerClientError, StoreUnavailableError
-        from core.problems import ProblemSpec
-        from core.settings import RateLimitSettings, Settings
-        from core.submit.local import LocalRun, LocalSubmission, submit_and_wait
-        from runner.clients.local import LocalRunner, detect_gpu_type
-    except ImportError as exc:
-        raise UserFacingError(
-            f"Recording submissions needs the package {exc.name}: install the bot extra from the project's "
-            "checkout (`pip install -e '.[bot]'`), or pass --no-store."
-        ) from exc
-    local = LocalSubmission(
-        problem=ProblemSpec.builtin(problem),
-        upload=upload,
-        dtype=args.dtype,
-        mode=args.mode,
-        profile_case=args.profile_case,
-    )
-    try:
-        # Rate limits protect a shared service from its users; whoever runs the CLI owns this store.
-        big = {name: 10**9 for name in RateLimitSettings.model_fields}  # every mode's burst and rate
-        unlimited = RateLimitSettings(**big)
-        settings = Settings().model_copy(update={"rate": unlimited})
-        runner = LocalRunner(gpu_type=detect_gpu_type(args.device), measure=request.measure)
-        progress = LocalRun()
-        try:
-            submission_id, result = asyncio.run(
-                submit_and_wait(settings, local, runner, ProgressPrinter(), progress, _say)
-            )
-        except KeyboardInterrupt:
-            raise CancelledByUserError(_interrupted(progress)) from None
-    except (*USER_FACING, CancelledByUserError):
-        raise
-    except (StoreUnavailableError, MigrationError) as exc:
-        raise UserFacingError(f"The store is unavailable: {exc} Pass --no-store to run without recording.") from exc
-    except (KernelArenaError, RunnerClientError) as exc:  # the local runner cannot take the job
-        raise UserFacingError(str(exc)) from exc
-    print(f"  recorded as submission #{submission_id}", file=sys.stderr)
-    return result, progress.contests
-
-
-def _run_on_fleet(
-    args: argparse.Namespace, problem: Problem, upload: Upload
-) -> tuple[SubmissionResult, ContestEntries | None]:
-    """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
-    The service's measurement settings apply (the runner's), not the timing options of this command."""
-    from api.submission_models import SubmissionEventView
-    from arena.submission_phases import SubmissionPhases
-    from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
-    from core.fleet.submit import submit_to_fleet
-    from core.problems import ProblemSpec
-    from core.settings import RateLimitSettings, Settings
-    from core.store.pool import open_store
-    from core.submit.events import SubmissionEvent
-    from core.submit.local import LocalRun, LocalSubmission
-
-    local = LocalSubmission(
-        problem=ProblemSpec.builtin(problem),
-        upload=upload,
-        dtype=args.dtype,
-        mode=args.mode,
-        profile_case=args.profile_case,
-    )
-    big = {name: 10**9 for name in RateLimitSettings.model_fields}
-    settings = Settings().model_copy(update={"rate": RateLimitSettings(**big)})
-    progress = LocalRun()
-
-    phases = SubmissionPhases(args.fleet)
-
-    def said(event: SubmissionEvent) -> None:
-        phases.event(SubmissionEventView.of(event))
-
-    async def queued() -> tuple[int, SubmissionResult]:
-        async with open_store(settings.store) as store:
-            return await submit_to_fleet(store.pool, settings, local, args.fleet, _say, said, progress)
-
-    try:
-        submission_id, result = asyncio.run(queued())
-    except KeyboardInterrupt:
-        raise CancelledByUserError(_interrupted(progress)) from None
-    except (*USER_FACING, CancelledByUserError):
-        raise
-    except (StoreUnavailableError, MigrationError, KernelArenaError) as exc:
-        raise UserFacingError(f"The store is unavailable: {exc}") from exc
-    print(f"  recorded as submission #{submission_id}", file=sys.stderr)
-    return result, progress.contests
 
 
 def measure_config(args: argparse.Namespace) -> MeasureConfig:
@@ -276,7 +58,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
         raise UserFacingError("--stream and --gpu go with --server: a local run follows its own progress.")
     from runner.job.run import run_job
 
-    secret = _read_secret(args.secret_file) if args.runner else None
+    secret = read_secret(args.secret_file) if args.runner else None
     problem = find_problem(args.slug)
     path = Path(args.file)
     if not path.is_file():
@@ -317,12 +99,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     )
     if secret is not None:
         result = asyncio.run(
-            _run_remote(
+            run_on_runner(
                 args.runner, secret, request, ca_file=args.runner_ca_file, allow_plain_http=args.allow_plain_http
             )
         )
     elif args.fleet is not None:
-        result, contests = _run_on_fleet(args, problem, upload)
+        result, contests = run_on_fleet(args, problem, upload)
     elif args.no_store:
         try:
             result = asyncio.run(run_job(request, ProgressPrinter()))
@@ -330,7 +112,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             # run_job kills the worker when its task is cancelled, and nothing was recorded.
             raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
-        result, contests = _run_recorded(args, problem, upload, request)
+        result, contests = run_recorded(args, problem, upload, request)
     if args.json:
         # The whole result, a profile's files included (base64): it is what the runner sent, so it is no larger
         # here, and it stays a `SubmissionResult` that a script can read back with the wire model.
@@ -342,30 +124,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.profile_dir is not None and result.profile is not None:
         save_artifacts(result.profile, Path(args.profile_dir))
     return 0 if result.status == "passed" else 1
-
-
-def save_artifacts(report: ProfileReport, folder: Path) -> list[Path]:
-    """Write a profile's files (profile.txt, profile.ncu-rep, the PTX and SASS) into `folder`."""
-    from core.views.profile import artifact_file_name, decode_artifact
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserFacingError(f"Cannot create {folder}: {exc.strerror}.") from exc
-    written: list[Path] = []
-    for artifact in report.artifacts:
-        data = decode_artifact(artifact)
-        path = folder / artifact_file_name(artifact)
-        if data is None:
-            print(f"  {artifact.name}: not valid base64, not written", file=sys.stderr)
-            continue
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            raise UserFacingError(f"Cannot write {path}: {exc.strerror}.") from exc
-        written.append(path)
-    print(f"  wrote {', '.join(p.name for p in written) or 'no files'} to {folder}", file=sys.stderr)
-    return written
 
 
 def register(sub: argparse._SubParsersAction) -> None:

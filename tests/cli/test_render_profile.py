@@ -7,7 +7,7 @@ import base64
 import re
 from pathlib import Path
 
-from arena.commands.submit import save_artifacts
+from arena.profile_artifacts import save_artifacts
 from arena.render import render_result
 from contract.wire import KernelProfile, StallReason, SubmissionResult
 from core.views.profile import LAUNCH_HEADERS, TRAFFIC_HEADERS
