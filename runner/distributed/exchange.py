@@ -28,10 +28,13 @@ class CaseWork(TypedDict):
 
 class CaseResult(TypedDict, total=False):
     """What a rank sends back for one case: its own clock's nanoseconds per timed sample, and every sample's
-    outputs (warm-up included), or the error that stopped it."""
+    outputs (warm-up included) as they stood when its call returned, the same buffers read again after the case's
+    last release, and whether each call swapped an output's storage; or the error that stopped it."""
 
     times_ns: list[int]
     outputs: list[list[Any]]
+    after: list[list[Any]]
+    replaced: list[list[bool]]
     error: str
 
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from problems.distributed.base import DistributedCase, DistributedProblem, RankTensors
 from problems.inputs import torch_dtype
@@ -48,13 +48,16 @@ _CASE_STRIDE, _SAMPLE_STRIDE, _RANK_STRIDE = 1_000_003, 10_007, 101
 
 @dataclass(frozen=True)
 class RankFailure:
-    """One rank's output that did not verify, or a rank that stopped: where, and how it was wrong."""
+    """One rank's output that did not verify, or a rank that stopped: where, and how it was wrong. `verdict` is
+    the run error's code (contract.errors): `integrity` where the harness caught the call breaking its rules
+    (an output written after the call returned, an output's storage swapped), not just a wrong value."""
 
     case: str
     rank: int
     sample: int
     output: str
     message: str
+    verdict: Literal["wrong_answer", "integrity"] = "wrong_answer"
 
 
 @dataclass
@@ -105,6 +108,12 @@ class DistributedRun:
     @property
     def passed(self) -> bool:
         return not self.rank_errors and bool(self.cases) and not self.failures
+
+    @property
+    def verdict(self) -> Literal["wrong_answer", "integrity"] | None:
+        """The run's error code where outputs failed: integrity outranks a wrong answer, as for one GPU."""
+        kinds = {f.verdict for f in self.failures}
+        return "integrity" if "integrity" in kinds else ("wrong_answer" if kinds else None)
 
 
 def sample_generator(seed: int, case: int, sample: int, rank: int) -> torch.Generator:
@@ -210,13 +219,50 @@ def wait_for_ranks(processes: list[subprocess.Popen[bytes]], deadline: float) ->
     return errors
 
 
+def changed_elements(returned: torch.Tensor, after: torch.Tensor) -> int:
+    """How many elements differ, byte for byte, between a buffer when its call returned and after the case (a
+    byte compare, since the poison is a NaN pattern that no float compare finds equal to itself)."""
+    import torch
+
+    if returned.shape != after.shape or returned.dtype != after.dtype:
+        return returned.numel()
+    width = returned.element_size()
+    old = returned.contiguous().reshape(-1).view(torch.uint8).reshape(-1, width)
+    new = after.contiguous().reshape(-1).view(torch.uint8).reshape(-1, width)
+    return int((old != new).any(dim=1).sum())
+
+
+def integrity_failures(case: str, names: list[str], rank: int, result: CaseResult) -> list[RankFailure]:
+    """What the call did outside its rules, per sample and output: swapped an output's storage, or left work
+    that wrote the output after the call returned (its own thread, or a peer through memory it mapped)."""
+    failures = []
+    for sample, (swaps, returned, after) in enumerate(
+        zip(result["replaced"], result["outputs"], result["after"], strict=True)
+    ):
+        for name, swapped, old, new in zip(names, swaps, returned, after, strict=True):
+            if swapped:
+                message = "the call replaced the output's storage: only the buffer the harness gave counts"
+                failures.append(RankFailure(case, rank, sample, name, message, "integrity"))
+            late = changed_elements(old, new)
+            if late:
+                message = (
+                    f"{late} of {old.numel()} elements changed after this rank's call returned: work outlived the "
+                    "call (a thread of its own or a peer finishing its part), and only what was written by the "
+                    "return counts"
+                )
+                failures.append(RankFailure(case, rank, sample, name, message, "integrity"))
+    return failures
+
+
 def verify_case(
     problem: DistributedProblem, case: DistributedCase, expected: list[RankTensors], results: list[CaseResult]
 ) -> list[RankFailure]:
-    """Every rank's outputs of every sample against the reference; one failure per wrong output."""
+    """Every rank's outputs of every sample, as they stood when its call returned, against the reference (one
+    failure per wrong output), and every integrity breach of each call."""
     names = [p.name for p in problem.output_params()]
     failures = []
     for rank, result in enumerate(results):
+        failures += integrity_failures(case["name"], names, rank, result)
         for sample, (want, got) in enumerate(zip(expected, result["outputs"], strict=True)):
             for name, exp, actual in zip(names, want[rank], got, strict=True):
                 passed, details = problem.verify_result(exp, actual, case["dtype"])

@@ -69,15 +69,26 @@ def call_arguments(work: CaseWork, inputs: list[Any], outputs: list[Any]) -> lis
 
 
 def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size: int, release: Any) -> CaseResult:
-    """Every sample of one case: buffers made before the window, the ranks released together, one call timed."""
+    """Every sample of one case: buffers made before the window, the ranks released together, one call timed.
+
+    What comes back of each sample is its outputs as they stood when this rank's call returned (a copy taken on
+    the spot), so work that finishes later, this rank's own thread or a peer's, never counts. The buffers are read
+    again after the last sample, once every rank has passed a final release: any byte that changed after its call
+    returned is proof of work outliving the call, and the harness gives that its integrity verdict."""
     import torch.distributed as dist
 
     group = dist.group.WORLD
     times_ns: list[int] = []
-    kept: list[list[Any]] = []
+    returned: list[list[Any]] = []
+    live: list[list[Any]] = []
+    replaced: list[list[bool]] = []
     for index, inputs in enumerate(work["inputs"]):
         # Outside the window: fresh poisoned outputs, the arguments laid out.
         outputs = poisoned_outputs(work)
+        # The harness reads through views of its own: a call that swaps a buffer's storage (`set_`, to memory a
+        # peer maps) changes the solution's tensor, not these.
+        views = [buffer.view(buffer.shape) for buffer in outputs]
+        pointers = [buffer.data_ptr() for buffer in outputs]
         args = call_arguments(work, inputs, outputs)
         # On the CPU the release is a barrier on the harness's own group, before the clock starts; on GPUs it
         # will be on the device (a flag every rank's stream waits on), not a host barrier inside the window.
@@ -88,10 +99,21 @@ def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size
         start = time.perf_counter_ns()
         solution(*args, rank, world_size, group)
         elapsed = time.perf_counter_ns() - start
+        # Outside the window, at once: the outputs as the call left them.
+        returned.append([view.clone() for view in views])
+        swapped = zip(outputs, pointers, views, strict=True)
+        replaced.append([b.data_ptr() != ptr or b.shape != v.shape for b, ptr, v in swapped])
         if index >= work["warmup"]:
             times_ns.append(elapsed)
-        kept.append(outputs)
-    return {"times_ns": times_ns, "outputs": kept}
+        live.append(views)
+    # Every rank's calls of this case have returned once all pass here: what a peer or a thread of this rank
+    # writes into these buffers from now on is too late to have counted, and is seen as a change.
+    try:
+        dist.barrier(group=release)
+    except RuntimeError as exc:
+        raise PeerStoppedError(f"{PEER_STOPPED}: {exc}") from exc
+    after = [[view.clone() for view in views] for views in live]
+    return {"times_ns": times_ns, "outputs": returned, "after": after, "replaced": replaced}
 
 
 def run_rank(job: Path, rank: int) -> None:
