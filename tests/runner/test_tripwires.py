@@ -11,7 +11,8 @@ ADVERSARIAL = Path(__file__).resolve().parents[1] / "adversarial" / "submissions
 
 
 def test_the_examples_raise_no_note():
-    for example in EXAMPLES.iterdir():
+    # The single-GPU examples; examples/distributed/ holds hostile ranks on purpose, and its own tests judge them.
+    for example in sorted(p for p in EXAMPLES.iterdir() if p.is_file()):
         language = "cuda" if example.suffix == ".cu" else "python"
         assert source_notes(language, example.read_text(encoding="utf-8")) == [], example.name
 
