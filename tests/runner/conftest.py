@@ -34,12 +34,14 @@ from runner.settings import RunnerSettings
 SUBMISSIONS = Path(__file__).parent / "submissions"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-# Short deadlines so that hangs are caught in seconds; the compile budget also covers torch's import.
+# Short deadlines so that hangs are caught in seconds; the compile budget also covers torch's import. The
+# benchmark phase keeps room for the re-measures of a disturbed host: on a loaded 2-core CI machine an honest
+# vector_add benchmark has taken over 20 s, and a hang in it is stopped sooner by its batch deadline anyway.
 TEST_DEADLINES = {
     "compile_timeout_s": 60.0,
     "test_timeout_s": 4.0,
-    "benchmark_timeout_s": 20.0,
-    "job_timeout_s": 90.0,
+    "benchmark_timeout_s": 120.0,
+    "job_timeout_s": 240.0,
 }
 TEST_LIMITS = {"max_file_mb": 64, "max_processes": 96, "scratch_mb": 256}
 
