@@ -7,11 +7,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from arena import distributed_show
 from arena.output import add_json_flag, emit
 from arena.render import table
 from core.errors import InvalidOptionError, UnknownProblemError, UnsupportedDtypeError, UserFacingError
 from problems.base import DTYPES, DType, Problem, TestCase
 from problems.catalog import data_types, dtype_labels, shape_text
+from problems.distributed.starter import python_starter
 from problems.registry import UnknownProblemError as UnknownSlugError
 from problems.registry import builtin_problems, get_problem
 from problems.starter import STARTER_LANGUAGES, generate_starter, param_summary, tolerance_summary
@@ -52,8 +54,14 @@ def cmd_problems(args: argparse.Namespace) -> int:
         if (args.category is None or p.tags[:1] == (args.category,))
         and (args.difficulty is None or p.difficulty == args.difficulty)
     ]
-    if not listed:
-        categories = sorted({p.tags[0] for p in builtin_problems().values() if p.tags})
+    # Listed apart, since they run on several GPUs and cannot be submitted yet.
+    distributed = [
+        d
+        for d in distributed_show.listing()
+        if args.category in (None, "distributed") and args.difficulty in (None, d["difficulty"])
+    ]
+    if not listed and not distributed:
+        categories = sorted({p.tags[0] for p in builtin_problems().values() if p.tags} | {"distributed"})
         raise InvalidOptionError(f"No problem matches. Categories: {', '.join(categories)}.")
     listed.sort(key=lambda p: (p.tags[:1], DIFFICULTY_ORDER.get(p.difficulty, 9), p.slug))
     data = {
@@ -67,15 +75,21 @@ def cmd_problems(args: argparse.Namespace) -> int:
                 "version": p.version,
             }
             for p in listed
-        ]
+        ],
+        "distributed": distributed,
     }
 
     def text() -> str:
         rows = [[p.tags[0] if p.tags else "general", p.difficulty, p.slug, p.title, dtype_labels(p)] for p in listed]
-        return (
-            table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll")
-            + f"\n\n{len(listed)} problems. `arena show SLUG` describes one; `arena starter SLUG` writes a template."
-        )
+        lines = [table(["category", "difficulty", "slug", "title", "dtypes"], rows, align="lllll")] if listed else []
+        if distributed:
+            sizes = {d["slug"]: ", ".join(map(str, d["world_sizes"])) for d in distributed}
+            rows = [[d["difficulty"], d["slug"], d["title"], sizes[d["slug"]]] for d in distributed]
+            lines += ["Distributed (several GPUs at once; not submittable yet):"]
+            lines += [table(["difficulty", "slug", "title", "ranks"], rows, align="llll")]
+        count = f"{len(listed)} problems" + (f" and {len(distributed)} distributed" if distributed else "")
+        lines += [f"{count}. `arena show SLUG` describes one; `arena starter SLUG` writes a template."]
+        return "\n\n".join(lines)
 
     emit(args, data, text)
     return 0
@@ -161,6 +175,14 @@ def _sheet_text(problem: Problem, sheet: dict[str, Any]) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    distributed = distributed_show.find_distributed(args.slug)
+    if distributed is not None:
+        chosen: DType = args.dtype or distributed.dtypes[0]
+        if chosen not in distributed.dtypes:
+            raise UnsupportedDtypeError(f"{distributed.slug} does not support {chosen}.")
+        data = distributed_show.distributed_sheet(distributed, chosen)
+        emit(args, data, lambda: distributed_show.distributed_sheet_text(distributed, data))
+        return 0
     problem = find_problem(args.slug)
     dtype: DType = args.dtype or problem.dtypes[0]
     check_dtype(problem, dtype)
@@ -169,11 +191,28 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _starter_text(args: argparse.Namespace) -> tuple[str, str]:
+    """The starter's slug and code; a distributed problem has a Python starter only (its CUDA ABI is not built)."""
+    distributed = distributed_show.find_distributed(args.slug)
+    if args.lang is None:
+        args.lang = "cuda" if distributed is None else "python"
+    if distributed is None:
+        problem = find_problem(args.slug)
+        check_dtype(problem, args.dtype)
+        return problem.slug, generate_starter(problem, args.lang, args.dtype)
+    if args.lang != "python":
+        raise InvalidOptionError(
+            f"{distributed.slug} is a distributed problem: its starter is Python only (--lang python); the CUDA "
+            "signature is defined (`arena show` prints it) but no harness compiles it yet."
+        )
+    if args.dtype not in distributed.dtypes:
+        raise UnsupportedDtypeError(f"{distributed.slug} does not support {args.dtype}.")
+    return distributed.slug, python_starter(distributed, args.dtype)
+
+
 def cmd_starter(args: argparse.Namespace) -> int:
-    problem = find_problem(args.slug)
-    check_dtype(problem, args.dtype)
-    text = generate_starter(problem, args.lang, args.dtype)
-    data: dict[str, Any] = {"slug": problem.slug, "lang": args.lang, "dtype": args.dtype}
+    slug, text = _starter_text(args)
+    data: dict[str, Any] = {"slug": slug, "lang": args.lang, "dtype": args.dtype}
     if args.output:
         write_output(Path(args.output), text, "solution.cu" if args.lang == "cuda" else "solution.py")
         if args.json:
@@ -202,7 +241,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("starter", help="print starter code for a problem")
     p.add_argument("slug")
-    p.add_argument("--lang", choices=STARTER_LANGUAGES, default="cuda")
+    # No default here: a single-GPU problem's starter is CUDA unless asked, a distributed one's Python.
+    p.add_argument("--lang", choices=STARTER_LANGUAGES, help="cuda by default (python for a distributed problem)")
     p.add_argument("--dtype", choices=DTYPES, default="float32")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     add_json_flag(p, help="print the code inside one JSON document (or, with -o, where it was written)")

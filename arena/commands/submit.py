@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from arena.arg_types import finite_number, runner_url, whole_number
 from arena.commands.problems import check_dtype, find_problem
+from arena.distributed_show import refuse_submission
 from arena.profile_artifacts import save_artifacts
 from arena.render import ProgressPrinter, render_contests, render_result, result_json
 from arena.runner_submit import read_secret, run_on_runner
@@ -45,6 +46,8 @@ def measure_config(args: argparse.Namespace) -> MeasureConfig:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    # Before any path: a distributed slug is known to the catalogue but no runner, server or fleet can run it yet.
+    refuse_submission(args.slug)
     if len(args.files) > 1:
         from arena.batch_submit import submit_batch_on_server
 
