@@ -5,15 +5,13 @@ too many files, a name twice, a quota that cannot hold them all, another user's 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import aiohttp
 import asyncpg
 from aiohttp.test_utils import TestClient
 
 from core.results import record_result
 from core.store import jobs
+from tests.store.sse_frames import read_frames
 from tests.store.store_helpers import result_for
 from tests.store.test_public_submissions import SOURCE, bearer, check, checked, client  # noqa: F401
 
@@ -41,26 +39,6 @@ async def finish(pool: asyncpg.Pool, submission_id: int, score: float | None, st
     assert spec is not None and await record_result(pool, lease, result_for(spec, score, status), "runner-a")
 
 
-async def read_stream(response: aiohttp.ClientResponse, count: int | None = None) -> list[tuple[str | None, str, Any]]:
-    """(SSE id, event, data) of each frame with data, until `count` of them or the end of the stream."""
-    assert response.status == 200 and response.content_type == "text/event-stream"
-    frames: list[tuple[str | None, str, Any]] = []
-    frame: dict[str, str] = {}
-    async for raw in response.content:
-        line = raw.decode().rstrip("\n")
-        if line:
-            if not line.startswith(":"):
-                key, _, value = line.partition(": ")
-                frame[key] = value
-            continue
-        if "data" in frame:
-            frames.append((frame.get("id"), frame["event"], json.loads(frame["data"])))
-            if count is not None and len(frames) == count:
-                return frames
-        frame = {}
-    return frames
-
-
 async def test_a_batch_of_three_is_three_submissions_ranked_in_one_table(
     client: TestClient,  # noqa: F811
     pool: asyncpg.Pool,
@@ -82,7 +60,7 @@ async def test_a_batch_of_three_is_three_submissions_ranked_in_one_table(
 
     # The stream: the three `submitted` events, then the connection drops.
     first = await client.get(accepted["events"], headers=alice)
-    head = await read_stream(first, 3)
+    head = await read_frames(first, 3)
     assert sorted(data["submission_id"] for _, _, data in head) == sorted(ids)
     assert all(event == "submitted" for _, event, _ in head)
     for _, _, data in head:
@@ -94,7 +72,7 @@ async def test_a_batch_of_three_is_three_submissions_ranked_in_one_table(
     await finish(pool, ids[2], None, "failed")
 
     # Resumed with the last id it had: the rest of every variant's events, once each, then the table.
-    rest = await read_stream(await client.get(accepted["events"], headers={**alice, "Last-Event-ID": head[-1][0]}))
+    rest = await read_frames(await client.get(accepted["events"], headers={**alice, "Last-Event-ID": head[-1][0]}))
     assert rest[-1][1] == "batch"
     moves = [(d["submission_id"], d["type"]) for _, _, d in rest[:-1]]
     assert sorted(moves) == sorted((s, t) for s in ids for t in ("dispatched", "running", "result"))
@@ -109,7 +87,7 @@ async def test_a_batch_of_three_is_three_submissions_ranked_in_one_table(
     assert table == await checked(await client.get(accepted["status"], headers=alice), BATCH)
 
     # After the end, a resume gives only the table again.
-    again = await read_stream(await client.get(accepted["events"], headers={**alice, "Last-Event-ID": rest[-2][0]}))
+    again = await read_frames(await client.get(accepted["events"], headers={**alice, "Last-Event-ID": rest[-2][0]}))
     assert [event for _, event, _ in again] == ["batch"]
 
 

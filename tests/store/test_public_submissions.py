@@ -29,6 +29,7 @@ from core.submit.intake import SubmitRequest
 from core.submit.intake import submit as core_submit
 from core.submit.uploads import check_upload
 from core.tokens import create_token
+from tests.store.sse_frames import read_frames
 from tests.store.store_helpers import add_problems, result_for
 
 SOURCE = b"import torch\n\n\ndef solution(a, b, c, n):\n    torch.add(a, b, out=c)\n"
@@ -87,25 +88,12 @@ async def submit(client: TestClient, headers: dict[str, str], **fields: str) -> 
 async def read_events(response: aiohttp.ClientResponse, count: int | None = None) -> list[tuple[str | None, dict]]:
     """(SSE id, data) of each event of the stream, each data checked against the document; stops after `count`
     events or at the end of the stream."""
-    assert response.status == 200 and response.content_type == "text/event-stream"
     events: list[tuple[str | None, dict]] = []
-    frame: dict[str, str] = {}
-    async for raw in response.content:
-        line = raw.decode().rstrip("\n")
-        if line:
-            if not line.startswith(":"):
-                key, _, value = line.partition(": ")
-                frame[key] = value
-            continue
-        if "data" in frame:
-            data = json.loads(frame["data"])
-            check("/v1/submissions/{submission_id}/events", "get", 200, "text/event-stream", data)
-            assert frame["event"] == data["type"]
-            assert frame.get("id") == (None if data["id"] is None else str(data["id"]))
-            events.append((frame.get("id"), data))
-            if count is not None and len(events) == count:
-                return events
-        frame = {}
+    for event_id, name, data in await read_frames(response, count):
+        check("/v1/submissions/{submission_id}/events", "get", 200, "text/event-stream", data)
+        assert name == data["type"]
+        assert event_id == (None if data["id"] is None else str(data["id"]))
+        events.append((event_id, data))
     return events
 
 
