@@ -50,6 +50,8 @@ SLOW_MODULES: frozenset[str] = frozenset(
         "runner/test_call_deadline.py",
         "runner/test_daemon.py",
         "runner/test_device_peaks.py",
+        "runner/test_distributed_harness.py",
+        "runner/test_distributed_hostile.py",
         "runner/test_failures.py",
         "runner/test_gpu_type_check.py",
         "runner/test_memory_held.py",
