@@ -72,6 +72,13 @@ class JobRequest(_Model):
     device_kind: Literal["auto", "gpu", "cpu"] = "auto"
     measure: MeasureConfig = MeasureConfig()
     seed: int | None = Field(None, description="input seed; drawn fresh per job when absent")
+    # Absent from every client that predates distributed problems, so it defaults to today's one-device path.
+    world_size: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="ranks to run on: 1, one device; N, a distributed problem on a slot of N ranks of the runner",
+    )
 
 
 class ErrorInfo(_Model):
@@ -142,6 +149,11 @@ class CaseTiming(_Model):
         False,
         description="even the host-inclusive events fell short of the judge's own clock: the runtimes are the judge's "
         "clock's estimates of one call (the larger of the two clocks)",
+    )
+    rank_runtime_median_us: list[float] | None = Field(
+        None,
+        description="a distributed run: each rank's own median runtime, by rank; the case's runtimes are its slowest "
+        "rank's per sample. None for one device",
     )
 
 
@@ -370,6 +382,7 @@ class SubmissionResult(_Model):
     output: list[PhaseOutput] = Field(
         default_factory=list, description="what the solution printed, per phase that printed anything"
     )
+    world_size: int = Field(1, ge=1, description="the ranks the job ran on: 1 for one device")
 
     @property
     def score(self) -> float | None:
@@ -458,6 +471,18 @@ class GpuInfo(_Model):
     peaks: MeasuredPeaks | None = Field(None, description="rates measured on this GPU as its slot started")
 
 
+class LinkTopology(_Model):
+    """How a host's GPUs are linked, from `nvidia-smi topo -m` (runner/host/topology.py)."""
+
+    links: Literal["nvlink", "pcie", "mixed"] = Field(
+        description="nvlink: every pair of GPUs over NVLink; pcie: none; mixed: some pairs"
+    )
+    pairs: dict[str, str] = Field(
+        default_factory=dict, description="each pair's connection as nvidia-smi names it, e.g. 0-1: NV18"
+    )
+    matrix: str = Field("", max_length=16384, description="the matrix as nvidia-smi printed it, without its legend")
+
+
 class HealthInfo(_Model):
     """The answer to `GET /v1/health`."""
 
@@ -477,6 +502,10 @@ class HealthInfo(_Model):
     nvcc: str | None = None
     slots: int
     free_slots: int
+    rank_slots: list[int] = Field(
+        default_factory=list, description="the rank counts of its multi-rank slots (RUNNER_RANK_SLOTS), beside `slots`"
+    )
+    topology: LinkTopology | None = Field(None, description="how its GPUs are linked; None with fewer than two")
     queue_depth: int
     max_queue: int
     sandbox: Literal["full", "network", "none"]
@@ -507,6 +536,8 @@ class RunnerHardware(_Model):
     gpu_type: str | None = Field(description="the board key its slots serve; None when they mix models")
     gpus: list[GpuHardware] = Field(default_factory=list)
     slots: int = Field(ge=1, le=64)
+    rank_slots: list[int] = Field(default_factory=list, description="the rank counts of its multi-rank slots")
+    topology: LinkTopology | None = Field(None, description="how its GPUs are linked (nvidia-smi topo -m)")
     driver: str | None = None
     cuda: str | None = None
     nvcc: str | None = None

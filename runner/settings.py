@@ -124,6 +124,11 @@ class RunnerSettings(BaseSettings):
 
     device: Literal["auto", "gpu", "cpu"] = "auto"
     gpus: list[str] | None = Field(None, description="GPU indices or UUIDs to use; default: every GPU found")
+    rank_slots: list[int] = Field(
+        default_factory=list,
+        description="beside the one-device slots, a slot per entry of that many ranks for distributed problems, e.g. "
+        "[2, 4]; on the CPU only for now (gloo processes)",
+    )
     max_queue: int = Field(16, ge=0, description="jobs waiting beyond the running ones; past it, 429")
     retention_s: float = Field(3600.0, gt=0, description="how long a finished job stays readable")
     state_dir: Path = Field(default_factory=lambda: Path(tempfile.gettempdir()) / "arena-runner")
@@ -233,6 +238,14 @@ class RunnerSettings(BaseSettings):
         scheme = "https" if self.tls_cert_file is not None else "http"
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"{scheme}://{host}:{self.port}"
+
+    @model_validator(mode="after")
+    def _rank_counts(self) -> RunnerSettings:
+        # A slot of one rank is a one-device slot, which the runner has already; 64 bounds what a host could hold.
+        wrong = [n for n in self.rank_slots if not 2 <= n <= 64]
+        if wrong:
+            raise ValueError(f"RUNNER_RANK_SLOTS holds {wrong}: each slot needs 2 to 64 ranks, e.g. [2, 4]")
+        return self
 
     @model_validator(mode="after")
     def _tls_pair(self) -> RunnerSettings:

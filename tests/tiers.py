@@ -52,6 +52,7 @@ SLOW_MODULES: frozenset[str] = frozenset(
         "runner/test_device_peaks.py",
         "runner/test_distributed_harness.py",
         "runner/test_distributed_hostile.py",
+        "runner/test_distributed_slots.py",
         "runner/test_failures.py",
         "runner/test_gpu_type_check.py",
         "runner/test_memory_held.py",

@@ -1,8 +1,12 @@
 """The daemon's job table: a FIFO queue with a maximum depth, one job per slot, numbered event logs that a
-client can re-read from any point, cancellation, and retention of finished jobs.
+client can re-read from any point, cancellation, and retention of finished jobs. A distributed job waits in the
+queue of its world size, which that size's rank slots serve (runner/daemon/routing.py chooses).
 
 Jobs live in memory. If the runner restarts, the bot re-posts them (POST /v1/jobs is idempotent on the
 submission id) or requeues them elsewhere (DESIGN §2.6).
+
+Kept as one module: the queues, the slots' loops and the jobs' records change together under one event loop, and
+every query (position, room, idleness) reads all of them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from contract.wire import (
     JobEvent,
     JobRequest,
     JobStatus,
+    LinkTopology,
     MeasuredPeaks,
     RunnerJobState,
     SubmissionResult,
@@ -30,10 +35,13 @@ from contract.wire import (
     ValidateRequest,
 )
 from runner.daemon.metrics import Metrics
-from runner.daemon.slots import plan_slots
+from runner.daemon.routing import route_job
+from runner.daemon.slots import plan_slots, rank_slots
 from runner.host.device_peaks import device_peaks
 from runner.host.devices import Gpu, Slot, query_gpus
 from runner.host.executor import Executor, WarmWorker, start_warm_worker
+from runner.host.topology import query_topology
+from runner.job.distributed import run_distributed_job
 from runner.job.run import failure_result, run_job, run_validation
 from runner.settings import RunnerSettings
 
@@ -79,6 +87,7 @@ class Job:
     events: list[JobEvent] = field(default_factory=list)
     task: asyncio.Task[SubmissionResult] | None = None
     queue_seconds: float = 0.0
+    ranks: int = 1  # above 1: a distributed job, for a rank slot of that size
     _signal: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -136,7 +145,13 @@ class JobManager:
         self.by_submission: dict[str, Job] = {}
         self.queue: deque[Job | _Validation] = deque()
         self.slots: list[Slot] = []
+        # The slots of N ranks (RUNNER_RANK_SLOTS), apart from `slots`: the one-device slots' counts (health, room,
+        # canaries, the pool's view) stay what they were, and each size has its own queue.
+        self.rank_slots: list[Slot] = []
+        self.rank_queues: dict[int, deque[Job]] = {}
+        self.rank_busy = 0
         self.gpus: list[Gpu] = []
+        self.topology: LinkTopology | None = None  # how the GPUs are linked (nvidia-smi topo -m), with two or more
         self.peaks: dict[str, MeasuredPeaks] = {}  # by GPU UUID
         self.busy = 0
         # Set when the runner stops (SIGTERM) or its pool refused it: jobs in hand finish, no new one is taken.
@@ -153,10 +168,20 @@ class JobManager:
         """Find the GPUs (nvidia-smi, never CUDA), probe the sandbox, and start one loop per slot."""
         settings = self.settings
         self.gpus = await asyncio.to_thread(query_gpus) if settings.device != "cpu" else []
+        self.topology = await asyncio.to_thread(query_topology) if len(self.gpus) > 1 else None
         self.slots = plan_slots(settings.device, self.gpus, settings.gpus)
+        self.rank_slots = rank_slots(settings.rank_slots, self.slots)
+        self.rank_queues = {slot.ranks: deque() for slot in self.rank_slots}
         self.executor = await Executor.from_settings(settings, slots=len(self.slots))
         log.info("runner %s: %d slot(s): %s", settings.name, len(self.slots), ", ".join(s.name for s in self.slots))
+        if self.rank_slots:
+            log.info(
+                "runner %s: rank slot(s) of %s ranks", settings.name, ", ".join(str(s.ranks) for s in self.rank_slots)
+            )
         self._tasks = [asyncio.create_task(self._slot_loop(slot), name=f"slot-{slot.index}") for slot in self.slots]
+        self._tasks += [
+            asyncio.create_task(self._rank_slot_loop(slot), name=f"rank-slot-{slot.index}") for slot in self.rank_slots
+        ]
         self._tasks.append(asyncio.create_task(self._sweep_loop(), name="retention"))
 
     async def close(self) -> None:
@@ -186,7 +211,7 @@ class JobManager:
         """1 for the next job to start; None when the job is not waiting."""
         if job.state != "queued":
             return None
-        for index, item in enumerate(self.queue):
+        for index, item in enumerate(self._queue_of(job)):
             if item is job:
                 return index + 1
         return None
@@ -198,7 +223,11 @@ class JobManager:
     @property
     def idle(self) -> bool:
         """No job runs or waits."""
-        return self.busy == 0 and not self.queue
+        waiting = any(self.rank_queues.values())
+        return self.busy == 0 and self.rank_busy == 0 and not self.queue and not waiting
+
+    def _queue_of(self, job: Job) -> deque[Job | _Validation] | deque[Job]:
+        return self.rank_queues[job.ranks] if job.ranks > 1 else self.queue
 
     # -- commands -------------------------------------------------------------------------------------------
 
@@ -214,12 +243,18 @@ class JobManager:
             return existing, False
         if self.draining:
             raise DrainingError(f"Runner {self.settings.name} is draining before it stops; it takes no new job.")
-        self._check_room()
-        job = Job(uuid.uuid4().hex, request)
+        ranks = route_job(request, self.rank_slots, self.settings.name)  # UnroutableJobError: refused before queuing
+        if ranks > 1:
+            self._check_rank_room(ranks)
+        else:
+            self._check_room()
+        job = Job(uuid.uuid4().hex, request, ranks=ranks)
         self.jobs[job.id] = job
         self.by_submission[request.submission_id] = job
-        self._enqueue(job)
-        log.info("job %s (submission %s) queued at %d", job.id, request.submission_id, len(self.queue))
+        queue = self._queue_of(job)
+        queue.append(job)  # type: ignore[arg-type]
+        self._ready.set()
+        log.info("job %s (submission %s) queued at %d", job.id, request.submission_id, len(queue))
         return job, True
 
     def cancel(self, job_id: str) -> Job:
@@ -227,7 +262,7 @@ class JobManager:
         if job.state == "done":
             raise JobFinishedError(f"Job {job_id} has already finished; there is nothing to cancel.")
         if job.state == "queued":
-            self.queue.remove(job)
+            self._queue_of(job).remove(job)  # type: ignore[arg-type]
             self._finish_cancelled(job)
             self.metrics.job_finished("cancelled", None, {})
         elif job.task is not None:
@@ -259,6 +294,15 @@ class JobManager:
             waves = (len(self.queue) + 1) / max(len(self.slots), 1)
             raise QueueFullError(len(self.queue), max(1, math.ceil(self.metrics.mean_job_s * waves)))
 
+    def _check_rank_room(self, ranks: int) -> None:
+        """The same bound as the one-device queue's, on the queue of one world size."""
+        queue = self.rank_queues[ranks]
+        serving = sum(1 for slot in self.rank_slots if slot.ranks == ranks)
+        if len(queue) >= self.settings.max_queue:
+            self.metrics.job_rejected()
+            waves = (len(queue) + 1) / max(serving, 1)
+            raise QueueFullError(len(queue), max(1, math.ceil(self.metrics.mean_job_s * waves)))
+
     def _enqueue(self, item: Job | _Validation) -> None:
         self.queue.append(item)
         self._ready.set()
@@ -269,6 +313,26 @@ class JobManager:
             self._ready.clear()
             await self._ready.wait()
         return self.queue.popleft()
+
+    async def _next_of(self, queue: deque[Job]) -> Job:
+        """The oldest job of a rank queue, once there is one. Every slot loop waits on the one `_ready` event: a
+        set wakes them all, and each looks at its own queue."""
+        while not queue:
+            self._ready.clear()
+            await self._ready.wait()
+        return queue.popleft()
+
+    async def _rank_slot_loop(self, slot: Slot) -> None:
+        """Run the distributed jobs of one world size on a rank slot, one at a time. Nothing is started ahead: each
+        job's harness starts its ranks fresh, so that no rank process outlives its job."""
+        queue = self.rank_queues[slot.ranks]
+        while True:
+            job = await self._next_of(queue)
+            self.rank_busy += 1
+            try:
+                await self._execute(job, slot, None)
+            finally:
+                self.rank_busy -= 1
 
     async def _slot_loop(self, slot: Slot) -> None:
         """Run the queue's items on one slot, one at a time. With RUNNER_WARM_WORKERS the next jobs' processes
@@ -348,9 +412,18 @@ class JobManager:
         # job's timing would share the cores with the teardown.
         later = functools.partial(self._teardown_later, slot) if slot.is_gpu else None
         previous = self._teardowns.get(slot.index)
-        run = run_job(
-            job.request, job.append, executor=self.executor, slot=slot, warm=warm, after=previous, teardown_later=later
-        )
+        if slot.ranks > 1:
+            run = run_distributed_job(job.request, job.append, executor=self.executor, slot_index=slot.index)
+        else:
+            run = run_job(
+                job.request,
+                job.append,
+                executor=self.executor,
+                slot=slot,
+                warm=warm,
+                after=previous,
+                teardown_later=later,
+            )
         job.task = asyncio.create_task(run)
         try:
             await asyncio.wait({job.task})

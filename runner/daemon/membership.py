@@ -165,6 +165,8 @@ def describe_hardware(manager: JobManager) -> RunnerHardware:
         gpu_type=slots_gpu_type(manager.slots),
         gpus=gpus if is_gpu else [],
         slots=max(len(manager.slots), 1),
+        rank_slots=[slot.ranks for slot in manager.rank_slots],
+        topology=manager.topology,
         driver=manager.gpus[0].driver if manager.gpus else None,
         cuda=_cuda_version() if manager.gpus else None,
         nvcc=nvcc_version() if nvcc_path() else None,

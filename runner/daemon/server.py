@@ -54,6 +54,7 @@ from runner.daemon.jobs import (
 )
 from runner.daemon.membership import Membership
 from runner.daemon.metrics import Metrics
+from runner.daemon.routing import UnroutableJobError
 from runner.daemon.slots import slots_gpu_type
 from runner.gpus import gpu_type_for
 from runner.host.compile import nvcc_path, nvcc_version
@@ -112,6 +113,8 @@ async def error_middleware(request: web.Request, handler: Any) -> web.StreamResp
         return _error(404, "not_found", f"No job {exc.args[0]} here (unknown, or dropped after its retention time).")
     except (JobConflictError, JobFinishedError) as exc:
         return _error(409, "conflict", str(exc))
+    except UnroutableJobError as exc:
+        return _error(400, "bad_request", str(exc))
     except ValidationError as exc:
         return _error(400, "bad_request", _describe_validation(exc))
     except Exception:
@@ -239,6 +242,8 @@ async def health(request: web.Request) -> web.Response:
         nvcc=nvcc,
         slots=len(manager.slots),
         free_slots=manager.free_slots,
+        rank_slots=[slot.ranks for slot in manager.rank_slots],
+        topology=manager.topology,
         queue_depth=len(manager.queue),
         max_queue=settings.max_queue,
         sandbox=level.value,  # type: ignore[arg-type]

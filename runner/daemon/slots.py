@@ -1,12 +1,13 @@
 """The daemon's slots: one per GPU it is told to use (RUNNER_DEVICE, RUNNER_GPUS), each seeing only its own GPU
-through CUDA_VISIBLE_DEVICES, or the one CPU slot; and the one GPU type they serve."""
+through CUDA_VISIBLE_DEVICES, or the one CPU slot; the slots of N ranks for distributed problems (RUNNER_RANK_SLOTS);
+and the one GPU type they serve."""
 
 from __future__ import annotations
 
 import platform
 from collections.abc import Sequence
 
-from runner.host.devices import Gpu, Slot
+from runner.host.devices import Gpu, Slot, ranks_device_name
 
 
 class DeviceError(RuntimeError):
@@ -44,3 +45,20 @@ def plan_slots(device: str, gpus: Sequence[Gpu], wanted: Sequence[str] | None) -
     if not gpus:
         raise DeviceError("RUNNER_DEVICE=gpu, but nvidia-smi finds no GPU here. Install the driver or use auto.")
     return gpu_slots(gpus, wanted)
+
+
+def rank_slots(sizes: Sequence[int], device_slots: Sequence[Slot]) -> list[Slot]:
+    """A slot of N ranks per entry of RUNNER_RANK_SLOTS, numbered after the one-device slots (so each has a job uid
+    of its own). Their ranks are gloo processes on the CPU: a runner whose slots are GPUs refuses them until its
+    ranks can run on GPUs of their own (NCCL, one GPU per rank), rather than time them beside its GPU jobs."""
+    if not sizes:
+        return []
+    if any(slot.is_gpu for slot in device_slots):
+        raise DeviceError(
+            "RUNNER_RANK_SLOTS runs ranks on the CPU only for now, and this runner serves GPUs: set RUNNER_DEVICE=cpu "
+            "for a CPU runner with rank slots, or leave RUNNER_RANK_SLOTS unset on a GPU runner."
+        )
+    first = len(device_slots)
+    return [
+        Slot(first + i, ranks_device_name(n), False, {"CUDA_VISIBLE_DEVICES": ""}, ranks=n) for i, n in enumerate(sizes)
+    ]

@@ -34,18 +34,25 @@ class Gpu:
 
 @dataclass(frozen=True)
 class Slot:
-    """One place a job can run: a GPU, or the CPU. At most one job runs in a slot at a time."""
+    """One place a job can run: a GPU, or the CPU. At most one job runs in a slot at a time. `ranks` above 1: a
+    slot for distributed problems, whose job runs that many rank processes at once."""
 
     index: int
     name: str
     is_gpu: bool
     env: Mapping[str, str] = field(default_factory=dict)
     capability: tuple[int, int] | None = None
+    ranks: int = 1
 
     @property
     def gpu_type(self) -> str:
         """The board key of this slot's device, from the GPU registry: `cpu` for the CPU slot."""
         return gpu_type_for(self.name) if self.is_gpu else CPU.key
+
+
+def ranks_device_name(world_size: int) -> str:
+    """What a job on a slot of `world_size` CPU ranks ran on, as its result and the slot's name say it."""
+    return f"CPU ({platform.machine()}) x{world_size} ranks"
 
 
 def _parse_gpu(line: str) -> Gpu | None:

@@ -204,10 +204,12 @@ class SandboxedProcess:
         output_limit: int = MAX_CAPTURE_BYTES,
         extra_fds: Sequence[int] = (),
         memory_limit: int = 0,
+        loopback: bool = False,
     ) -> SandboxedProcess:
         """Spawn `argv_for_fd(fd)`, where fd is the write end of the results pipe (None without a pipe).
         `extra_fds` are passed through as well (the caller closes its copies). With `memory_limit` (bytes), the
-        process tree is killed when its memory passes it, and `memory_exceeded` says so."""
+        process tree is killed when its memory passes it, and `memory_exceeded` says so. `loopback`: the job's own
+        loopback interface is brought up (its processes talk over TCP, as a distributed job's ranks do)."""
         own_ns = sandbox.level is SandboxLevel.FULL
         memory, bounds, child_fds = await _memory_count(sandbox, job, memory_limit)
         read_fd = write_fd = None
@@ -221,6 +223,7 @@ class SandboxedProcess:
                 writable_out=writable_out,
                 pass_fds=extra_fds if write_fd is None else (write_fd, *extra_fds),
                 memory=bounds,
+                loopback=loopback,
             )
         except BaseException:
             if read_fd is not None:

@@ -471,9 +471,17 @@ class Sandbox:
         return env
 
     def spec(
-        self, job: JobDir, env: Mapping[str, str], *, writable_out: bool, memory: MemoryBounds | None = None
+        self,
+        job: JobDir,
+        env: Mapping[str, str],
+        *,
+        writable_out: bool,
+        memory: MemoryBounds | None = None,
+        loopback: bool = False,
     ) -> dict[str, object]:
-        """The JSON handed to sandbox_init.py."""
+        """The JSON handed to sandbox_init.py. `loopback`: bring up the job's own loopback interface (a
+        distributed job's ranks meet over it); only where the job has a network namespace of its own, since
+        without one the host's loopback is the one it would touch."""
         memory = memory or MemoryBounds()
         home_dirs = ("HOME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "TRITON_CACHE_DIR")
         etc = {f"/etc/{name}": str(job.etc / name) for name in ("passwd", "group", "hosts", "hostname")}
@@ -496,6 +504,7 @@ class Sandbox:
             "env": dict(env),
             "shm_limit_bytes": memory.shm_limit_bytes,
             "sysv_report_fd": memory.sysv_report_fd,
+            "loopback": loopback and self.level is not SandboxLevel.NONE,
         }
 
     def command(
@@ -506,8 +515,9 @@ class Sandbox:
         *,
         writable_out: bool,
         memory: MemoryBounds | None = None,
+        loopback: bool = False,
     ) -> list[str]:
-        spec = json.dumps(self.spec(job, env, writable_out=writable_out, memory=memory))
+        spec = json.dumps(self.spec(job, env, writable_out=writable_out, memory=memory, loopback=loopback))
         init = [self.policy.python, "-I", str(INIT_SCRIPT), spec, "--", *argv]
         if self.level is not SandboxLevel.NONE:
             assert self.policy.unshare is not None
@@ -525,6 +535,7 @@ class Sandbox:
         writable_out: bool = False,
         pass_fds: Sequence[int] = (),
         memory: MemoryBounds | None = None,
+        loopback: bool = False,
     ) -> asyncio.subprocess.Process:
         """Start `argv` in the sandbox: its own session, stdout and stderr merged into one pipe.
 
@@ -534,7 +545,8 @@ class Sandbox:
         With `memory.cgroup_procs_fd` it joins that cgroup before it execs, so all it starts is counted there.
         """
         memory = memory or MemoryBounds()
-        cmd = self.command(job, argv, self.environment(job, slot_env), writable_out=writable_out, memory=memory)
+        env = self.environment(job, slot_env)
+        cmd = self.command(job, argv, env, writable_out=writable_out, memory=memory, loopback=loopback)
         preexec = _before_exec(self.policy.setpriv is None, memory.cgroup_procs_fd)
         extra = () if memory.sysv_report_fd is None else (memory.sysv_report_fd,)
         return await asyncio.create_subprocess_exec(

@@ -20,13 +20,19 @@ With a mount namespace it:
    uid, which locks the mounts. Either way `no_new_privs` is set and nothing can be unmounted to uncover what
    the new root does not show;
 4. re-arms the parent-death signal (a credential change clears it) and checks that its owner still lives;
+   where the spec asks for `loopback` (a distributed job, whose rank processes meet over gloo's TCP), it first
+   brings up the loopback interface of the job's own network namespace, which reaches no other job or host;
 5. stays as pid 1 of the pid namespace, reaping orphans, and exits with the command's status (128 + signal
    when a signal ended it). When it exits, the kernel kills everything left in the namespace.
+
+Kept as one module: it runs before anything else and imports only the standard library, so it cannot import a
+helper from a path of the project that it has not set up itself.
 """
 
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import glob
 import json
 import os
@@ -35,6 +41,7 @@ import resource
 import select
 import signal
 import socket
+import struct
 import sys
 from typing import Any
 
@@ -53,6 +60,8 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442
 SYS_PIVOT_ROOT = {"x86_64": 155, "amd64": 155, "ppc64le": 203, "ppc64": 203, "s390x": 217}.get(platform.machine(), 41)
 INNER_UID = 1000
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+IFREQ = "16sH14x"  # struct ifreq with its flags member: the name, the flags, padding to 32 bytes
 # Where the new root is assembled before the pivot: a tmpfs over it in this mount namespace only, so the host's
 # /tmp (where job directories and virtual environments often live) stays reachable under the old root.
 STAGE = "/tmp"
@@ -280,6 +289,15 @@ def bound_shared_memory(spec: dict[str, Any]) -> None:
         channel.close()  # before the job's command starts: it must not reach the runner's end
 
 
+def bring_loopback_up() -> None:
+    """Set `lo` up in this (fresh) network namespace, as a privileged step before the drop: a new namespace's
+    loopback is down, and gloo finds no interface for 127.0.0.1 without it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        current = fcntl.ioctl(sock.fileno(), SIOCGIFFLAGS, struct.pack(IFREQ, b"lo", 0))
+        flags = struct.unpack(IFREQ, current)[1]
+        fcntl.ioctl(sock.fileno(), SIOCSIFFLAGS, struct.pack(IFREQ, b"lo", flags | IFF_UP))
+
+
 def drop_to_job_user(uid: int) -> None:
     """Step 3 as real root: the job's own uid and group, no supplementary groups; capabilities go with uid 0."""
     os.setgroups([])
@@ -352,6 +370,8 @@ def run(spec: dict[str, Any], command: list[str]) -> int:
         build_root(spec)
     # Limits first: a user namespace records its creator's limits as the ceiling for everything inside.
     set_limits(spec["rlimits"])
+    if spec.get("loopback"):
+        bring_loopback_up()
     uid = spec.get("uid")
     if uid is not None:
         drop_to_job_user(uid)
