@@ -184,16 +184,16 @@ def state_dir(state_root: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def daemon(state_root: Path) -> Iterator[Daemon]:
-    """`arena runner serve` in a subprocess, with RUNNER_SECRET in its environment."""
-    state_dir = state_root / "daemon"
-    log_path = state_root / "daemon.log"
+def serve_daemon(state_root: Path, name: str, **env: str) -> Iterator[Daemon]:
+    """`python -m runner serve` in a subprocess with RUNNER_SECRET and the test settings in its environment (and
+    `env` on top), its state in `state_root/name`; yields it once healthy and stops it after."""
+    state_dir = state_root / name
+    log_path = state_root / f"{name}.log"
     secret, port = secrets.token_hex(24), free_port()
     with open(log_path, "wb") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", "runner", "serve"],
-            env=_daemon_env(state_dir, secret, port),
+            env={**_daemon_env(state_dir, secret, port), **env},
             stdout=log_file,
             stderr=subprocess.STDOUT,
         )
@@ -208,6 +208,12 @@ def daemon(state_root: Path) -> Iterator[Daemon]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def daemon(state_root: Path) -> Iterator[Daemon]:
+    """`arena runner serve` in a subprocess, with RUNNER_SECRET in its environment."""
+    yield from serve_daemon(state_root, "daemon")
 
 
 def _wait_healthy(daemon: Daemon, timeout_s: float = 60.0) -> None:
