@@ -17,6 +17,7 @@ from core.members import external_id
 from core.results import record_result
 from core.store import jobs
 from tests.store.conftest import db_dsn, pg_dsn, pool, template_db  # noqa: F401  (fixtures, found by name)
+from tests.store.sse_frames import read_frames
 from tests.store.store_helpers import add_problems, result_for
 from tests.web.signin_helpers import NELLY, ROY, sign_in, signin_stack
 from web.session import WebSession
@@ -61,21 +62,9 @@ async def read_events(response: aiohttp.ClientResponse, count: int | None = None
     """(SSE id, data) of each event, until `count` events or the end of the stream."""
     assert response.status == 200 and response.content_type == "text/event-stream", await response.text()
     events: list[tuple[str | None, dict]] = []
-    frame: dict[str, str] = {}
-    async for raw in response.content:
-        line = raw.decode().rstrip("\n")
-        if line:
-            if not line.startswith(":"):
-                key, _, value = line.partition(": ")
-                frame[key] = value
-            continue
-        if "data" in frame:
-            data = json.loads(frame["data"])
-            assert frame["event"] == data["type"]
-            events.append((frame.get("id"), data))
-            if count is not None and len(events) == count:
-                return events
-        frame = {}
+    for event_id, name, data in await read_frames(response, count):
+        assert name == data["type"]
+        events.append((event_id, data))
     return events
 
 
