@@ -13,7 +13,7 @@ import math
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from contract.errors import ErrorCode
 from contract.names import DType, Language, Method, Mode, ScoreMetric, SubmissionStatus
@@ -79,6 +79,17 @@ class JobRequest(_Model):
         le=64,
         description="ranks to run on: 1, one device; N, a distributed problem on a slot of N ranks of the runner",
     )
+
+    @model_serializer(mode="wrap")
+    def _one_device_without_world_size(self, handler: SerializerFunctionWrapHandler):  # noqa: ANN202
+        # A daemon that predates distributed problems forbids unknown fields: a one-device job leaves the field
+        # out (its default), so old daemons still take new clients' jobs; only a distributed job sends it.
+        # Unannotated on purpose: a return type would replace the model's serialization schema (the JobRequest
+        # of the OpenAPI documents) with that type's.
+        fields: dict[str, Any] = handler(self)
+        if self.world_size == 1:
+            fields.pop("world_size", None)
+        return fields
 
 
 class ErrorInfo(_Model):

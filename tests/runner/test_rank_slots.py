@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from pydantic import ValidationError
+from pydantic import ConfigDict, ValidationError, create_model
 
 from contract.wire import JobRequest, SubmissionResult
 from runner.daemon.routing import UnroutableJobError, route_job
@@ -110,3 +110,23 @@ def test_a_mixed_topology_and_texts_with_no_pair_of_gpus() -> None:
     assert parse_topology("\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\n") is None
     assert parse_topology("") is None
     assert parse_topology("Failed to initialize NVML: Driver/library version mismatch\n") is None
+
+
+def test_a_one_device_job_is_sent_without_world_size_so_older_daemons_take_it() -> None:
+    one = json.loads(job_request("x").model_dump_json())
+    assert "world_size" not in one
+    # An older daemon's JobRequest: today's fields less world_size, unknown fields forbidden.
+    older = create_model(
+        "OlderJobRequest",
+        __config__=ConfigDict(extra="forbid"),
+        **{name: (f.annotation, f) for name, f in JobRequest.model_fields.items() if name != "world_size"},
+    )
+    older.model_validate(one)
+    distributed = json.loads(request(world_size=2).model_dump_json())
+    assert distributed["world_size"] == 2
+    with pytest.raises(ValidationError, match="world_size"):
+        older.model_validate(distributed)
+    assert JobRequest.model_validate(one).world_size == 1
+    assert JobRequest.model_validate(distributed).world_size == 2
+    schema = JobRequest.model_json_schema(mode="serialization")
+    assert schema["properties"]["world_size"]["default"] == 1
