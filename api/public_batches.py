@@ -60,6 +60,10 @@ async def post_batch(request: web.Request) -> web.Response:
     fields, files = await read_parts(request, max_files=MAX_VARIANTS)
     if fields.get("profile_case"):
         raise ProblemError("validation_failed", "A batch is not profiled: submit one variant with mode profile.")
+    if fields.get("world_size") not in (None, "", "1"):
+        raise ProblemError(
+            "validation_failed", "A batch runs on one device: submit a distributed problem's variants one at a time."
+        )
     mode = parse_mode(fields.get("mode") or DEFAULT_MODE)
     if mode == "profile":
         raise ProblemError("validation_failed", "A batch is not profiled: submit one variant with mode profile.")

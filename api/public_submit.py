@@ -5,7 +5,8 @@ The same checks (extension, size, UTF-8, problem, dtype, mode, the GPU pool), th
 Discord runs. The submission and its queued job are stored before the 202 answers with its id and queue place.
 
 The body is `multipart/form-data` with the fields `problem`, `file` (the source, with its file name), and optional
-`dtype`, `mode`, `gpu`, `profile_case`. An `Idempotency-Key` header makes a retry answer the first submission,
+`dtype`, `mode`, `gpu`, `profile_case`, `world_size` (a distributed problem's ranks). An `Idempotency-Key` header
+makes a retry answer the first submission,
 and the same key with another body is refused (409 `idempotency_conflict`), as the IETF idempotency-key draft
 says. A ranked run on a problem that a contest holds is answered with `contests`: what it will count for, or why
 none (a run made before the contest's start counts for nothing there, and says so now rather than after its result).
@@ -36,7 +37,7 @@ SERVICE = web.AppKey("submit_service", ArenaService)
 # A text field (a slug, a dtype) is short; anything longer is not one.
 MAX_FIELD_BYTES = 256
 MAX_IDEMPOTENCY_KEY = 100
-TEXT_FIELDS = ("problem", "dtype", "mode", "gpu", "profile_case")
+TEXT_FIELDS = ("problem", "dtype", "mode", "gpu", "profile_case", "world_size")
 
 
 class _PoolTypes:
@@ -63,6 +64,7 @@ class SubmissionForm:
     mode: Mode = "benchmark"
     gpu: str | None = None
     profile_case: int | None = None
+    world_size: int = 1
 
 
 async def _read_limited(part: BodyPartReader, limit: int) -> bytes | None:
@@ -124,7 +126,7 @@ async def read_parts(request: web.Request, max_files: int = 1) -> tuple[dict[str
                 raise ProblemError(
                     "validation_failed",
                     f"`{name}` is not a field of a submission; send problem, file and optionally "
-                    "dtype, mode, gpu, profile_case.",
+                    "dtype, mode, gpu, profile_case, world_size.",
                 )
     except (ValueError, HttpProcessingError) as exc:
         # aiohttp's multipart parser: a body that is not what its header says, or a part whose headers are not
@@ -149,6 +151,7 @@ async def read_form(request: web.Request) -> SubmissionForm:
         mode=parse_mode(fields.get("mode") or DEFAULT_MODE),
         gpu=fields.get("gpu") or None,
         profile_case=_case(fields.get("profile_case")),
+        world_size=_world_size(fields.get("world_size")),
     )
 
 
@@ -167,6 +170,16 @@ def _case(text: str | None) -> int | None:
         return None
     if not text.isascii() or not text.isdigit() or len(text) > 9:
         raise ProblemError("validation_failed", f"`profile_case` is {text!r}; give a test case's index from 0.")
+    return int(text)
+
+
+def _world_size(text: str | None) -> int:
+    if not text:
+        return 1
+    if not text.isascii() or not text.isdigit() or len(text) > 2:
+        raise ProblemError(
+            "validation_failed", f"`world_size` is {text!r}; give the number of ranks, one the problem declares."
+        )
     return int(text)
 
 
@@ -200,6 +213,7 @@ async def post_submission(request: web.Request) -> web.Response:
         # The key is the caller's: the API's keys live apart from Discord's interaction ids.
         client_token=f"api:{key}" if key is not None else None,
         profile_case=form.profile_case,
+        world_size=form.world_size,
     )
     accepted = await accepted_of(service, ticket)
     return web.json_response(text=accepted.model_dump_json(), status=202, headers={"Location": accepted.result})

@@ -1,6 +1,7 @@
 """What `arena problems`, `arena show` and `arena starter` say of a distributed problem: its world sizes, one
 rank's parameters, the signatures with rank, world size and group, nccl-tests' byte arithmetic, and each case's
-per-rank shapes at every world size. Distributed problems cannot be submitted yet, and every view says so."""
+per-rank shapes at every world size, and how one is submitted: to a runner's slots of N ranks, through the fleet or a
+server; the paths that cannot run one (a local run, --runner, a batch) refuse it in words."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ from problems.distributed.registry import distributed_problems
 from problems.distributed.starter import distributed_tolerance_summary
 from problems.starter import param_summary
 
-# Said by `show`, `starter` and `submit` alike, so a competitor hears one reason.
-NOT_SUBMITTABLE = (
-    "Distributed problems cannot be submitted yet: no runner offers multi-GPU slots (the daemon's slots of N "
-    "GPUs are not built). `arena show` and `arena starter` describe them meanwhile."
+# Said by `show`, `starter` and `submit` alike, so a competitor hears one rule.
+HOW_TO_SUBMIT = (
+    "Distributed problems run on a runner's slots of N ranks (CPU, gloo, Python solutions): submit with "
+    "`--world-size N` and `--fleet POOL` or `--server`. A local run, --runner, --no-store, a batch, CUDA files and "
+    "mode profile cannot run them yet."
 )
 
 
 class DistributedNotSubmittableError(UserFacingError):
-    """`arena submit` on a distributed slug: the problem exists, but no path can run it yet."""
+    """`arena submit` on a distributed slug, on a path that cannot run it yet (or without a world size it takes)."""
 
 
 def find_distributed(slug: str) -> DistributedProblem | None:
@@ -31,11 +33,28 @@ def find_distributed(slug: str) -> DistributedProblem | None:
     return distributed_problems().get(slug)
 
 
-def refuse_submission(slug: str) -> None:
-    """Raise the user-facing refusal where `slug` is a distributed problem; do nothing otherwise."""
+def check_submission(slug: str, world_size: int | None, *, store_path: bool, batch: bool) -> int:
+    """The world size `arena submit` sends for `slug` (1 for a single-device problem); refuses in words a distributed
+    problem on a path that cannot run it (`store_path`: --fleet or --server), in a batch, or at a world size it does
+    not declare, and a world size for a single-device problem."""
     problem = find_distributed(slug)
-    if problem is not None:
-        raise DistributedNotSubmittableError(f"{problem.slug} is a distributed problem. {NOT_SUBMITTABLE}")
+    if problem is None:
+        if world_size not in (None, 1):
+            raise UserFacingError(f"{slug} runs on one device: leave out --world-size (or give 1).")
+        return 1
+    sizes = ", ".join(map(str, problem.world_sizes))
+    if batch or not store_path:
+        where = "a batch" if batch else "this path"
+        raise DistributedNotSubmittableError(
+            f"{problem.slug} is a distributed problem, and {where} cannot run it. {HOW_TO_SUBMIT}"
+        )
+    if world_size is None or world_size not in problem.world_sizes:
+        told = "no --world-size" if world_size is None else f"--world-size {world_size}"
+        raise DistributedNotSubmittableError(
+            f"{problem.slug} is a distributed problem for {sizes} ranks, and the command has {told}: give "
+            f"--world-size {problem.world_sizes[0]} (or another of {sizes})."
+        )
+    return world_size
 
 
 def listing() -> list[dict[str, Any]]:
@@ -49,7 +68,7 @@ def listing() -> list[dict[str, Any]]:
             "dtypes": list(p.dtypes),
             "version": p.version,
             "world_sizes": list(p.world_sizes),
-            "submittable": False,
+            "submittable": True,
         }
         for p in distributed_problems().values()
     ]
@@ -91,8 +110,8 @@ def distributed_sheet(problem: DistributedProblem, dtype: DType) -> dict[str, An
         "difficulty": problem.difficulty,
         "tags": list(problem.tags),
         "distributed": True,
-        "submittable": False,
-        "not_submittable_because": NOT_SUBMITTABLE,
+        "submittable": True,
+        "how_to_submit": HOW_TO_SUBMIT,
         "world_sizes": list(problem.world_sizes),
         "collective": problem.collective,
         "dtypes": list(problem.dtypes),
@@ -141,7 +160,7 @@ def distributed_sheet_text(problem: DistributedProblem, sheet: dict[str, Any]) -
         f"{problem.title} ({problem.slug}, v{problem.version}) · {problem.difficulty} · {', '.join(problem.tags)}",
         f"Distributed: runs on {', '.join(map(str, problem.world_sizes))} ranks at once · dtypes: "
         f"{', '.join(problem.dtypes)}",
-        NOT_SUBMITTABLE,
+        HOW_TO_SUBMIT,
         "",
         problem.description,
         "",

@@ -94,6 +94,7 @@ async def run_remotely(args: argparse.Namespace, file_name: str, data: bytes, ru
             mode=args.mode,
             gpu=args.gpu,
             profile_case=args.profile_case,
+            world_size=args.world_size,
             # A retry of this very upload (the connection dropped before the answer) gets the same submission.
             idempotency_key=f"cli-{uuid.uuid4().hex}",
         )

@@ -252,10 +252,13 @@ class ArenaServer:
         gpu: str | None = None,
         profile_case: int | None = None,
         idempotency_key: str | None = None,
+        world_size: int = 1,
     ) -> SubmissionAccepted:
         form = _submission_form(slug, dtype, mode, gpu)
         if profile_case is not None:
             form.add_field("profile_case", str(profile_case))
+        if world_size != 1:  # a server that predates distributed problems refuses the field: sent only when needed
+            form.add_field("world_size", str(world_size))
         form.add_field("file", data, filename=file_name, content_type="application/octet-stream")
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
         return await self._call(SubmissionAccepted, "POST", "/v1/submissions", data=form, headers=headers)

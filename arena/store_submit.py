@@ -16,6 +16,7 @@ from problems.base import Problem
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
+    from core.problems import ProblemSpec
     from core.submit.local import LocalRun
 
 
@@ -86,26 +87,27 @@ def run_recorded(
 
 
 def run_on_fleet(
-    args: argparse.Namespace, problem: Problem, upload: Upload
+    args: argparse.Namespace, problem: ProblemSpec, upload: Upload
 ) -> tuple[SubmissionResult, ContestEntries | None]:
-    """Queue the submission in the store for the fleet's runners of the pool `--fleet`, and wait for its result.
-    The service's measurement settings apply (the runner's), not the timing options of this command."""
+    """Queue the submission in the store for the fleet's runners of the pool `--fleet` (at `--world-size` ranks, its
+    slots of that many), and wait for its result. The service's measurement settings apply (the runner's), not the
+    timing options of this command."""
     from api.submission_models import SubmissionEventView
     from arena.submission_phases import SubmissionPhases
     from core.errors import USER_FACING, KernelArenaError, MigrationError, StoreUnavailableError
     from core.fleet.submit import submit_to_fleet
-    from core.problems import ProblemSpec
     from core.settings import RateLimitSettings, Settings
     from core.store.pool import open_store
     from core.submit.events import SubmissionEvent
     from core.submit.local import LocalRun, LocalSubmission
 
     local = LocalSubmission(
-        problem=ProblemSpec.builtin(problem),
+        problem=problem,
         upload=upload,
         dtype=args.dtype,
         mode=args.mode,
         profile_case=args.profile_case,
+        world_size=args.world_size,
     )
     big = {name: 10**9 for name in RateLimitSettings.model_fields}
     settings = Settings().model_copy(update={"rate": RateLimitSettings(**big)})

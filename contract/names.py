@@ -70,3 +70,9 @@ GPU_METHODS: tuple[Method, ...] = tuple(method for method in METHODS if method !
 SCORE_METRICS: tuple[ScoreMetric, ...] = get_args(ScoreMetric)
 SUBMISSION_STATUSES: tuple[SubmissionStatus, ...] = get_args(SubmissionStatus)
 STORED_STATUSES: tuple[StoredStatus, ...] = get_args(StoredStatus)
+
+
+def rank_pool(pool: str, world_size: int) -> str:
+    """The queue and board key of a job on `world_size` ranks of the pool `pool`: the pool itself for one device,
+    `<pool>x<N>` for a slot of N ranks (`cpux2`), so that each world size has its own queue and its own board."""
+    return pool if world_size == 1 else f"{pool}x{world_size}"

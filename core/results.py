@@ -359,6 +359,7 @@ def stored_result(
         profile=profile,
         output=[PhaseOutput.model_validate(o) for o in sub.output],
         protocol=sub.protocol,
+        world_size=sub.world_size,
     )
 
 

@@ -85,7 +85,7 @@ def cmd_problems(args: argparse.Namespace) -> int:
         if distributed:
             sizes = {d["slug"]: ", ".join(map(str, d["world_sizes"])) for d in distributed}
             rows = [[d["difficulty"], d["slug"], d["title"], sizes[d["slug"]]] for d in distributed]
-            lines += ["Distributed (several GPUs at once; not submittable yet):"]
+            lines += ["Distributed (several ranks at once; `arena submit SLUG FILE --world-size N --fleet POOL`):"]
             lines += [table(["difficulty", "slug", "title", "ranks"], rows, align="llll")]
         count = f"{len(listed)} problems" + (f" and {len(distributed)} distributed" if distributed else "")
         lines += [f"{count}. `arena show SLUG` describes one; `arena starter SLUG` writes a template."]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from arena.arg_types import finite_number, runner_url, whole_number
 from arena.commands.problems import check_dtype, find_problem
-from arena.distributed_show import refuse_submission
+from arena.distributed_show import check_submission, find_distributed
 from arena.profile_artifacts import save_artifacts
 from arena.render import ProgressPrinter, render_contests, render_result, result_json
 from arena.runner_submit import read_secret, run_on_runner
@@ -21,12 +21,15 @@ from arena.store_submit import run_on_fleet, run_recorded
 from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
 from contract.wire import JobRequest, MeasureConfig
 from core.errors import CancelledByUserError, UserFacingError
+from core.problems import ProblemSpec
+from core.submit.distributed import distributed_spec
 from core.submit.uploads import check_upload
 from problems.base import DTYPES
 from problems.catalog import data_types
 
 if TYPE_CHECKING:
     from core.contests.entry import ContestEntries
+    from problems.distributed.base import DistributedProblem
 
 
 def measure_config(args: argparse.Namespace) -> MeasureConfig:
@@ -46,8 +49,11 @@ def measure_config(args: argparse.Namespace) -> MeasureConfig:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    # Before any path: a distributed slug is known to the catalogue but no runner, server or fleet can run it yet.
-    refuse_submission(args.slug)
+    # Before any path: a distributed slug runs only through the store (--fleet) or a server, at a world size it takes.
+    store_path = args.fleet is not None or args.server is not None
+    args.world_size = check_submission(
+        args.slug, args.world_size, store_path=store_path and not args.runner, batch=len(args.files) > 1
+    )
     if len(args.files) > 1:
         from arena.batch_submit import submit_batch_on_server
 
@@ -59,6 +65,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return submit_on_server(args)
     if args.stream or args.gpu is not None:
         raise UserFacingError("--stream and --gpu go with --server: a local run follows its own progress.")
+    distributed = find_distributed(args.slug)
+    if distributed is not None:
+        return _submit_distributed_to_fleet(args, distributed)
     from runner.job.run import run_job
 
     secret = read_secret(args.secret_file) if args.runner else None
@@ -107,7 +116,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         )
     elif args.fleet is not None:
-        result, contests = run_on_fleet(args, problem, upload)
+        result, contests = run_on_fleet(args, ProblemSpec.builtin(problem), upload)
     elif args.no_store:
         try:
             result = asyncio.run(run_job(request, ProgressPrinter()))
@@ -129,6 +138,36 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0 if result.status == "passed" else 1
 
 
+def _submit_distributed_to_fleet(args: argparse.Namespace, problem: DistributedProblem) -> int:
+    """`--fleet POOL --world-size N` on a distributed problem: queued for the pool's slots of N ranks."""
+    if args.no_store or args.mode == "profile" or args.profile_dir is not None:
+        raise UserFacingError(
+            f"{problem.slug} is a distributed problem: it runs through the store in mode test, benchmark or ranked "
+            "(leave out --no-store, --mode profile and --profile-dir)."
+        )
+    if args.dtype not in problem.dtypes:
+        raise UserFacingError(f"{problem.slug} does not take {args.dtype}; choose one of {', '.join(problem.dtypes)}.")
+    path = Path(args.file)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserFacingError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    upload = check_upload(path.name, data)
+    print(
+        f"Submitting {upload.file_name} ({upload.language}) to {problem.slug} [{args.dtype}, {args.mode}, "
+        f"{args.world_size} ranks] on the fleet's `{args.fleet}` pool",
+        file=sys.stderr,
+    )
+    result, contests = run_on_fleet(args, distributed_spec(problem), upload)
+    if args.json:
+        print(result_json(result, contests))
+    else:
+        print(render_result(result))
+        if contests is not None:
+            print(render_contests(contests))
+    return 0 if result.status == "passed" else 1
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("submit", help="verify and benchmark a solution file")
     p.add_argument("slug")
@@ -140,6 +179,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "submission, ranked in one table",
     )
     p.add_argument("--dtype", choices=DTYPES, default="float32")
+    p.add_argument(
+        "--world-size",
+        metavar="N",
+        type=whole_number(1),
+        help="a distributed problem's ranks, one of those it declares (`arena show`): with --fleet or --server the "
+        "job runs on the pool's slots of N ranks and lands on that world size's board",
+    )
     p.add_argument(
         "--mode",
         choices=MODES,

@@ -190,6 +190,7 @@ class JobRuns:
             dtype=spec.dtype,
             mode=spec.mode,
             profile_case=spec.profile_case,
+            world_size=spec.world_size,
         )
         log.info("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)
         return await runner.run(job_key(lease.job_id), request, sink)

@@ -14,9 +14,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import asyncpg
 
+from contract.names import rank_pool
 from contract.runner_client import JobRunner
 from core.dispatch import RunnerPool
 from core.fleet import FleetSettings, sweep_silent
@@ -33,6 +35,32 @@ RunnerFactory = Callable[[LiveRunner], JobRunner]
 """Builds the client of one live runner: its URL, its secret to sign with, its GPU type and slots."""
 
 
+def rank_slot_name(runner: str, ranks: int) -> str:
+    """The name a runner's slots of `ranks` ranks go by in a dispatcher's pool (and in `jobs.runner`)."""
+    return f"{runner}/x{ranks}"
+
+
+def members_of(runner: LiveRunner) -> list[tuple[int, LiveRunner]]:
+    """The runner as a dispatcher's pool takes it: its one-device slots, then one member per rank count of its rank
+    slots, serving the rank pool (`cpux2`) with as many slots as it has of that count. Their jobs in flight are
+    this dispatcher's own count: the store counts a runner's jobs by its own name."""
+    members = [(1, runner)]
+    for ranks in sorted(set(runner.rank_slots)):
+        members.append(
+            (
+                ranks,
+                replace(
+                    runner,
+                    name=rank_slot_name(runner.name, ranks),
+                    gpu_type=rank_pool(runner.gpu_type, ranks),
+                    slots=runner.rank_slots.count(ranks),
+                    in_flight=0,
+                ),
+            )
+        )
+    return members
+
+
 class FleetView:
     """Keeps a `RunnerPool` equal to the fleet's live runners."""
 
@@ -43,8 +71,9 @@ class FleetView:
         self._runners = runners
         self._make_runner = make_runner
         self._settings = settings
-        # One client per join (runner id): a runner that joins again is a new runner with a new secret.
-        self._built: dict[int, JobRunner] = {}
+        # One client per join (runner id) and per slot size (1, or a rank slot's N): a runner that joins again is a
+        # new runner with a new secret.
+        self._built: dict[tuple[int, int], JobRunner] = {}
         self._started = time.monotonic()
         self._unbuildable: set[int] = set()
         self.live: list[LiveRunner] = []
@@ -65,25 +94,26 @@ class FleetView:
             await sweep_silent(self._pool, self._settings)
         live = await store.live_runners(self._pool, timeout_s)
         self.pools = await store.pool_types(self._pool)
-        built: dict[int, JobRunner] = {}
+        built: dict[tuple[int, int], JobRunner] = {}
         for runner in live:
-            existing = self._built.get(runner.id)
-            if existing is None:
-                try:
-                    existing = self._make_runner(runner)
-                except Exception as exc:
-                    # Once per runner, not at every refresh: the reason does not change until the runner does.
-                    if runner.id not in self._unbuildable:
-                        self._unbuildable.add(runner.id)
-                        log.warning("runner %s (%d) gets no job: %s", runner.name, runner.id, exc)
-                    continue
-            built[runner.id] = existing
+            for ranks, member in members_of(runner):
+                existing = self._built.get((runner.id, ranks))
+                if existing is None:
+                    try:
+                        existing = self._make_runner(member)
+                    except Exception as exc:
+                        # Once per runner, not at every refresh: the reason does not change until the runner does.
+                        if runner.id not in self._unbuildable:
+                            self._unbuildable.add(runner.id)
+                            log.warning("runner %s (%d) gets no job: %s", runner.name, runner.id, exc)
+                        continue
+                built[runner.id, ranks] = existing
         self._built = built
         self.live = live
         joined, left = self._runners.update(
             built.values(),
-            draining=[r.name for r in live if r.state == "draining"],
-            quarantined=[r.name for r in live if r.quarantined],
+            draining=[m.name for r in live if r.state == "draining" for _, m in members_of(r)],
+            quarantined=[m.name for r in live if r.quarantined for _, m in members_of(r)],
             in_flight={r.name: r.in_flight for r in live},
         )
         for name in joined:

@@ -63,6 +63,8 @@ class LiveRunner:
     quarantined: bool
     secret: str
     in_flight: int = 0  # jobs in flight that name it, whichever dispatcher sent them
+    # The rank counts of its multi-rank slots, as it registered them (RunnerHardware.rank_slots), one per slot.
+    rank_slots: tuple[int, ...] = ()
 
 
 _RUNNER_COLUMNS = """id, name, gpu_type, state, url, slots, hardware, joined_at, registered_at, last_seen_at, left_at,
@@ -212,14 +214,15 @@ async def live_runners(conn: Conn, timeout_s: float) -> list[LiveRunner]:
         """SELECT r.id, r.name, r.gpu_type, r.url, r.slots, r.state, r.quarantined_at IS NOT NULL AS quarantined,
             s.secret,
             (SELECT count(*) FROM jobs j WHERE j.runner = r.name AND j.state IN ('dispatched', 'running'))
-                AS in_flight
+                AS in_flight,
+            ARRAY(SELECT jsonb_array_elements_text(coalesce(r.hardware -> 'rank_slots', '[]'))::int) AS rank_slots
         FROM runners r JOIN runner_secrets s ON s.runner_id = r.id
         WHERE r.state IN ('active', 'draining') AND r.url IS NOT NULL
           AND r.last_seen_at >= now() - make_interval(secs => $1)
         ORDER BY r.gpu_type, r.name""",
         timeout_s,
     )
-    return [LiveRunner(**r) for r in rows]
+    return [LiveRunner(**{**r, "rank_slots": tuple(r["rank_slots"])}) for r in rows]
 
 
 async def list_runners(conn: Conn, *, include_gone: bool = False, limit: int = 200) -> list[RunnerRow]:

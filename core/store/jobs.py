@@ -82,6 +82,7 @@ class JobSpec:
     dtype: DType
     mode: Mode
     profile_case: int | None
+    world_size: int = 1  # the ranks to run on (V027): 1, one device
 
 
 _LEASE_COLUMNS = (
@@ -336,7 +337,7 @@ _SPEC_JOINS = """LEFT JOIN submissions s ON s.id = moved.submission_id
     LEFT JOIN sources src ON src.sha256 = s.source_sha256"""
 _SPEC_COLUMNS = """p.slug AS spec_slug, s.problem_version AS spec_problem_version, v.source AS spec_problem_source,
     s.language AS spec_language, s.file_name AS spec_file_name, src.body AS spec_source, s.dtype AS spec_dtype,
-    s.mode AS spec_mode, s.profile_case AS spec_profile_case"""
+    s.mode AS spec_mode, s.profile_case AS spec_profile_case, s.world_size AS spec_world_size"""
 
 
 def _claimed_spec(found: dict[str, object]) -> JobSpec:

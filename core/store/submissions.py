@@ -33,6 +33,7 @@ class NewSubmission:
     gpu_type: str
     client_token: str | None
     profile_case: int | None
+    world_size: int = 1
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,8 @@ class Submission:
     output: list[dict[str, Any]] = field(default_factory=list)
     # The timing protocol's version of the latest run (V024; None before it, or when it timed nothing).
     protocol: str | None = None
+    # The ranks it ran on: 1, one device; N, a distributed problem on a slot of N ranks (V027).
+    world_size: int = 1
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ _SELECT = """
            s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
            s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
            s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
-           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output, s.protocol
+           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output, s.protocol, s.world_size
     FROM submissions s JOIN problems p ON p.id = s.problem_id
 """
 
@@ -263,9 +266,9 @@ _CREATE = f"""
 WITH req AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bytea[], $5::text[], $6::text[], $7::text[],
                          $8::text[], $9::text[], $10::text[], $11::int[], $12::text[], $13::text[], $14::float8[],
-                         $15::float8[])
+                         $15::float8[], $16::int[])
         WITH ORDINALITY AS t(user_id, problem_id, problem_version, sha256, file_name, language, dtype, mode, gpu_type,
-                             client_token, profile_case, body, bucket, burst, per_hour, i)
+                             client_token, profile_case, body, bucket, burst, per_hour, world_size, i)
 ), bucket AS ({take_cte("req")}
 ), ok AS (
     SELECT req.* FROM req JOIN bucket ON bucket.user_id = req.user_id
@@ -274,9 +277,9 @@ WITH req AS (
     ON CONFLICT (sha256) DO NOTHING
 ), submission AS (
     INSERT INTO submissions (user_id, problem_id, problem_version, source_sha256, file_name, language, dtype,
-                             mode, gpu_type, client_token, profile_case)
+                             mode, gpu_type, client_token, profile_case, world_size)
     SELECT user_id, problem_id, problem_version, sha256, file_name, language, dtype, mode, gpu_type, client_token,
-           profile_case
+           profile_case, world_size
     FROM ok ORDER BY user_id
     ON CONFLICT (user_id, client_token) DO NOTHING
     RETURNING id, user_id, gpu_type
@@ -309,7 +312,10 @@ async def create_many(conn: Conn, rows: Sequence[NewRow]) -> list[Created]:
     users = [row.submission.user_id for row in rows]
     if len(set(users)) != len(users):
         raise ValueError("create_many takes one submission a user; store a user's others in a later statement")
-    columns = [(*_columns(row.submission), row.source, row.bucket, float(row.burst), row.per_hour) for row in rows]
+    columns = [
+        (*_columns(row.submission), row.source, row.bucket, float(row.burst), row.per_hour, row.submission.world_size)
+        for row in rows
+    ]
     found = await conn.fetch(_CREATE, *(list(column) for column in zip(*columns, strict=True)))
     return [Created(r["allowed"], r["submission_id"], r["job_id"]) for r in found]
 

@@ -29,6 +29,7 @@ from core.settings import MODES, RateLimit, RateLimitSettings
 from core.store import jobs, ratelimits, submissions, users
 from core.store.pool import Conn, generic_plans
 from core.store.problems import ProblemVersion
+from core.submit.distributed import check_world_size
 from core.submit.uploads import Upload
 from problems.registry import canonical_slug
 
@@ -59,6 +60,9 @@ class SubmitRequest:
     client_token: str | None = None
     profile_case: int | None = None
     """Mode `profile`: the test case to profile, by index from 0; None lets the runner take the largest."""
+    world_size: int = 1
+    """The ranks to run on: 1 for a single-device problem, one of a distributed problem's world sizes; `gpu_type`
+    is then the pool's rank pool (`contract.names.rank_pool`: `cpux2`)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,7 @@ def validate_options(request: SubmitRequest) -> None:
             f"`{request.gpu_type}` is not a GPU type name (lower-case letters, digits, '.', '_' or '-')."
         )
     _check_profile_options(request)
+    check_world_size(request.problem_slug, request.world_size, request.upload.language, request.mode)
 
 
 def _check_profile_options(request: SubmitRequest) -> None:
@@ -243,6 +248,7 @@ async def _checked(
         gpu_type=request.gpu_type,
         client_token=request.client_token,
         profile_case=request.profile_case,
+        world_size=request.world_size,
     )
     bucket, limit = _bucket(request.mode, intake, limits)
     row = submissions.NewRow(new, request.upload.source, bucket, limit.burst, limit.per_hour)
@@ -332,6 +338,7 @@ def differences(earlier: submissions.Submission, request: SubmitRequest, problem
         "mode": (earlier.mode, request.mode),
         "gpu": (earlier.gpu_type, request.gpu_type),
         "profile_case": (earlier.profile_case, request.profile_case),
+        "world_size": (earlier.world_size, request.world_size),
     }
     return [name for name, (before, now) in sent.items() if before != now]
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import asyncpg
 
-from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DType, Mode
+from contract.names import DEFAULT_DTYPE, DEFAULT_MODE, DType, Mode, rank_pool
 from contract.runner_client import EventCallback, JobRunner
 from contract.wire import ErrorInfo, JobEvent, SubmissionResult
 from core.contests.entry import ContestEntries, contest_entries, receipt_line
@@ -54,6 +54,8 @@ class LocalSubmission:
     user_name: str | None = None
     profile_case: int | None = None
     """Mode `profile`: the test case to profile, by index; None: the largest."""
+    world_size: int = 1
+    """The ranks to run on: 1, one device; N, a distributed problem on the pool's slots of N ranks."""
 
     def submit_request(self, gpu_type: str, local_user: str) -> SubmitRequest:
         """The submission as the store takes it, from this machine's user (`local:<name>`)."""
@@ -63,10 +65,11 @@ class LocalSubmission:
             user,
             self.problem.slug,
             self.upload,
-            gpu_type,
+            rank_pool(gpu_type, self.world_size),
             self.dtype,
             self.mode,
             profile_case=self.profile_case,
+            world_size=self.world_size,
         )
 
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from contract.names import DType, Language, Mode
+from contract.names import DType, Language, Mode, rank_pool
 from contract.wire import SubmissionResult
 from core.contests.entry import ContestEntries, contest_entries
 from core.errors import UnknownProblemError, UserFacingError
@@ -171,11 +171,14 @@ class ArenaService:
         gpu: str | None,
         client_token: str | None,
         profile_case: int | None = None,
+        world_size: int = 1,
     ) -> SubmitTicket:
         """Store the submission and its queued job (core `submit`), then read the user's current place.
 
-        `profile_case` is for mode `profile`: the test case to profile (None: the largest)."""
-        gpu_type = self.resolve_gpu(gpu)
+        `profile_case` is for mode `profile`: the test case to profile (None: the largest). `world_size` is a
+        distributed problem's ranks: the job then waits for the pool's slots of that many ranks (its rank pool,
+        `cpux2`), whose board it lands on."""
+        gpu_type = rank_pool(self.resolve_gpu(gpu), world_size)
         upload = check_upload(file_name, data)
         request = SubmitRequest(
             user_external_id,
@@ -187,6 +190,7 @@ class ArenaService:
             mode,
             client_token,
             profile_case,
+            world_size,
         )
         receipt = await self.submitter.submit(request)
         ranked = mode == "ranked"

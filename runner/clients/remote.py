@@ -29,6 +29,7 @@ from typing import Protocol
 import aiohttp
 
 from contract.errors import RunnerLostError, RunnerRefusedError, RunnerUnavailableError
+from contract.names import rank_pool
 from contract.runner_client import EventCallback
 from contract.wire import HealthInfo, JobRequest, SubmissionResult, ValidateReport, ValidateRequest
 from runner.clients.http import RunnerClient, RunnerError
@@ -63,6 +64,11 @@ def gpu_type_mismatch(declared: str, health: HealthInfo) -> str | None:
     reported = reported_gpu_types(health)
     if reported is None:
         return None
+    # The client of a runner's slots of N ranks serves the rank pool `<type>xN` (contract.names.rank_pool).
+    for ranks in health.rank_slots:
+        if any(declared == rank_pool(t, ranks) for t in reported):
+            declared = declared.removesuffix(f"x{ranks}")
+            break
     wanted = canonical_gpu_type(declared)
     others = sorted(t for t in reported if canonical_gpu_type(t) != wanted)
     if not others:

@@ -1,6 +1,7 @@
 """`arena problems`, `show`, `starter` and `submit` on distributed problems, in process (no daemon, no ranks):
 the sheet carries world sizes, one rank's parameters, the signatures with rank, world size and group, and the
-bus arithmetic; the starter is Python; a submission is refused in words, on every path, before any is tried."""
+bus arithmetic; the starter is Python; a submission on a path that cannot run one (a local run, --runner, a batch),
+or without a world size the problem declares, is refused in words before any path is tried."""
 
 from __future__ import annotations
 
@@ -25,19 +26,19 @@ def test_problems_lists_the_distributed_ones_apart(capsys: pytest.CaptureFixture
     assert code == 0
     listed = {d["slug"]: d for d in data["distributed"]}
     assert set(listed) == set(distributed_problems())
-    assert all(d["world_sizes"] == [2, 4, 8] and d["submittable"] is False for d in listed.values())
+    assert all(d["world_sizes"] == [2, 4, 8] and d["submittable"] is True for d in listed.values())
     # The single-GPU listing keeps only single-GPU problems, as the boards and the judge see them.
     assert not set(listed) & {p["slug"] for p in data["problems"]}
     assert main(["problems", "--category", "distributed"]) == 0
     text = capsys.readouterr().out
-    assert "not submittable yet" in text and "all-to-all-moe-dispatch" in text and "2, 4, 8" in text
+    assert "--world-size N --fleet POOL" in text and "all-to-all-moe-dispatch" in text and "2, 4, 8" in text
 
 
 def test_show_gives_world_sizes_signatures_and_bus_bytes(capsys: pytest.CaptureFixture[str]) -> None:
     code, sheet = _json(capsys, "show", "all-to-all-moe-dispatch", "--dtype", "bfloat16")
     assert code == 0
-    assert sheet["distributed"] is True and sheet["submittable"] is False
-    assert "cannot be submitted yet" in sheet["not_submittable_because"]
+    assert sheet["distributed"] is True and sheet["submittable"] is True
+    assert "--world-size N" in sheet["how_to_submit"] and "--fleet POOL" in sheet["how_to_submit"]
     assert sheet["world_sizes"] == [2, 4, 8] and sheet["dtype"] == "bfloat16"
     assert sheet["signatures"]["python"].endswith(
         "rank: int, world_size: int, group: torch.distributed.ProcessGroup) -> None"
@@ -57,7 +58,7 @@ def test_show_gives_world_sizes_signatures_and_bus_bytes(capsys: pytest.CaptureF
 
     assert main(["show", "all-reduce"]) == 0
     text = capsys.readouterr().out
-    assert "cannot be submitted yet" in text and "2 ranks ×1, 4 ranks ×1.5, 8 ranks ×1.75" in text
+    assert "cannot run them yet" in text and "2 ranks ×1, 4 ranks ×1.5, 8 ranks ×1.75" in text
     assert "def solution(d_input: torch.Tensor, d_output: torch.Tensor, n: int, rank: int" in text
 
 
@@ -80,12 +81,27 @@ def test_a_cuda_starter_of_a_distributed_problem_is_refused_in_words(capsys: pyt
     assert "Python only" in data["error"]["message"]
 
 
-@pytest.mark.parametrize("where", [[], ["--server", "http://127.0.0.1:9"], ["--fleet", "h100"]])
-def test_submitting_a_distributed_problem_is_refused_before_any_path(
-    where: list[str], capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("where", "words"),
+    [
+        ([], "this path cannot run it"),
+        (["--runner", "http://127.0.0.1:9"], "this path cannot run it"),
+        (["--fleet", "h100"], "the command has no --world-size: give --world-size 2"),
+        (["--server", "http://127.0.0.1:9", "--world-size", "3"], "the command has --world-size 3"),
+        ([str(EXAMPLE), "--server", "http://127.0.0.1:9", "--world-size", "2"], "a batch cannot run it"),
+    ],
+)
+def test_a_distributed_submission_a_path_cannot_run_is_refused_before_any_path(
+    where: list[str], words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A server at a closed port: a refusal that came after trying it would be a connection error instead.
     code, data = _json(capsys, "submit", "all-gather", str(EXAMPLE), *where)
     assert code == 2
     assert data["error"]["code"] == "validation_failed"
-    assert "distributed problem" in data["error"]["message"] and "cannot be submitted yet" in data["error"]["message"]
+    assert "distributed problem" in data["error"]["message"] and words in data["error"]["message"]
+
+
+def test_a_world_size_for_a_single_device_problem_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = _json(capsys, "submit", "vector_add", str(EXAMPLE), "--world-size", "2", "--fleet", "cpu")
+    assert code == 2
+    assert "runs on one device: leave out --world-size" in data["error"]["message"]
