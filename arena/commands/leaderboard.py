@@ -25,6 +25,7 @@ from core.leaderboard import (
 from core.settings import Settings
 from core.store.leaderboard import BoardRow
 from core.store.pool import open_store
+from core.submit.distributed import board_world_size
 from problems.base import DTYPES
 from runner.protocol import protocol_version
 
@@ -67,6 +68,7 @@ def _board_json(board: Board, gpu: str, mine: BoardRow | None) -> dict[str, obje
         "problem": board.problem.slug,
         "version": board.problem.version,
         "gpu_type": gpu,
+        "world_size": board_world_size(board.problem.slug, gpu),
         "dtype": board.dtype,
         "method": board.method,
         "language": board.language,
@@ -123,7 +125,9 @@ async def _show(settings: Settings, args: argparse.Namespace) -> int:
     lang = "" if board.language == "any" else f" · {board.language} only"
     # Each timing method has its own board: say which one ranked these times.
     method = f" · {board.method} timing" if board.method is not None else ""
-    print(f"{problem.title} ({problem.slug} v{problem.version}) · {gpu} · {args.dtype}{method}{lang}")
+    ranks = board_world_size(problem.slug, gpu)
+    world = f" · {ranks} ranks" if ranks > 1 else ""
+    print(f"{problem.title} ({problem.slug} v{problem.version}) · {gpu}{world} · {args.dtype}{method}{lang}")
     if not board.rows:
         print("No ranked submissions on this board yet.")
     else:

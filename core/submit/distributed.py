@@ -55,3 +55,15 @@ def check_world_size(slug: str, world_size: int, language: Language, mode: Mode)
 def distributed_spec(problem: DistributedProblem) -> ProblemSpec:
     """The distributed problem as the store registers it: built into runners, one board per world size."""
     return ProblemSpec(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric)
+
+
+def board_world_size(slug: str, gpu_type: str) -> int:
+    """The world size of the board (`slug`, `gpu_type`): a distributed problem's boards are keyed by rank pools
+    (`cpux2`: 2 ranks, `contract.names.rank_pool`); every other problem's board is of one device."""
+    problem = distributed_problem(slug)
+    if problem is None:
+        return 1
+    for ranks in problem.world_sizes:
+        if gpu_type.endswith(f"x{ranks}"):
+            return ranks
+    return 1

@@ -105,3 +105,13 @@ def test_a_world_size_for_a_single_device_problem_is_refused(capsys: pytest.Capt
     code, data = _json(capsys, "submit", "vector_add", str(EXAMPLE), "--world-size", "2", "--fleet", "cpu")
     assert code == 2
     assert "runs on one device: leave out --world-size" in data["error"]["message"]
+
+
+def test_a_distributed_problems_board_says_its_world_size_from_its_rank_pool() -> None:
+    from core.submit.distributed import board_world_size
+
+    assert board_world_size("all-gather", "cpux2") == 2
+    assert board_world_size("all-gather", "h200x8") == 8
+    assert board_world_size("all-gather", "cpu") == 1
+    # A single-device problem's board is of one device whatever its pool is called.
+    assert board_world_size("vector_add", "gfx2") == 1
