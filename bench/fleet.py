@@ -415,7 +415,9 @@ async def db_now(pool: asyncpg.Pool) -> datetime:
     return value
 
 
-async def throughput(pool: asyncpg.Pool, cfg: Config, parts: dict[str, list[int]]) -> tuple[Window, list[float], str]:
+async def throughput(
+    pool: asyncpg.Pool, cfg: Config, parts: dict[str, list[int]]
+) -> tuple[Window, list[float], tuple[str, dict[str, float]]]:
     """Phase 1: wait out the warm-up, then probe the claim every `probe_every` s through the window. Returns the
     window, the probes' times and where the CPU went meanwhile."""
     await asyncio.sleep(cfg.warmup)
@@ -426,7 +428,9 @@ async def throughput(pool: asyncpg.Pool, cfg: Config, parts: dict[str, list[int]
         probes.append(await probe_claim(pool, cfg.runners))
         await asyncio.sleep(cfg.probe_every)
     window = Window(start, await db_now(pool))
-    return window, probes, cpu_report(before, cpu_sample(parts), window.seconds)
+    after = cpu_sample(parts)
+    cores = {name: (after[name] - before[name]) / window.seconds for name in ("API", "PostgreSQL")}
+    return window, probes, (cpu_report(before, after, window.seconds), cores)
 
 
 async def window_counts(pool: asyncpg.Pool, window: Window) -> tuple[int, int]:
@@ -513,7 +517,7 @@ async def report(
     out: list[str],
     phase1: Window,
     probes: list[float],
-    cpu: str,
+    cpu: tuple[str, dict[str, float]],
     phase2: Window,
     light: list[int],
     heavy_total: int,
@@ -548,7 +552,11 @@ async def report(
     out.append(f"  dispatch latency, claim -> POST /v1/jobs at the simulated runner: {percentiles(latency)}")
     out.append(f"  runner idle gap, done event -> next POST /v1/jobs:               {percentiles(gaps)}")
     out.append(f"  claim statement (claim_next on the live queue, rolled back):   {percentiles(probes)}")
-    out.append(cpu)
+    out.append(cpu[0])
+    per_s = rates["dispatch_per_s"] or float("nan")
+    api_ms, pg_ms = (cpu[1][name] / per_s * 1000 for name in ("API", "PostgreSQL"))
+    out.append(f"  CPU per dispatch: {api_ms + pg_ms:.1f} ms (API {api_ms:.1f} + PostgreSQL {pg_ms:.1f})")
+    rates["cpu_per_dispatch_ms"] = api_ms + pg_ms
     queued = await pool.fetchval("SELECT count(*) FROM jobs WHERE state = 'queued'")
     out.append(f"  queued at the end of phase 1: {queued:,}")
     rates["latency_p50_ms"] = statistics.median(latency) if latency else float("nan")
