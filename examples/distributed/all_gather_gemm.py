@@ -16,5 +16,5 @@ def solution(
     group: dist.ProcessGroup,
 ) -> None:
     gathered = torch.empty((world_size * m, k), dtype=input_a.dtype, device=input_a.device)
-    dist.all_gather_single(gathered, input_a, group=group)
+    dist.all_gather_into_tensor(gathered, input_a, group=group)
     torch.matmul(gathered, input_b, out=output_c)

@@ -16,7 +16,7 @@ _pending: list[threading.Thread] = []
 
 def _finish_later(d_input: torch.Tensor, d_output: torch.Tensor, group: dist.ProcessGroup) -> None:
     gathered = torch.empty_like(d_output)
-    dist.all_gather_single(gathered, d_input, group=group)
+    dist.all_gather_into_tensor(gathered, d_input, group=group)
     time.sleep(LATE_SECONDS)
     d_output.copy_(gathered)
 
@@ -25,7 +25,7 @@ def solution(
     d_input: torch.Tensor, d_output: torch.Tensor, n: int, rank: int, world_size: int, group: dist.ProcessGroup
 ) -> None:
     if rank != 0:
-        dist.all_gather_single(d_output, d_input, group=group)
+        dist.all_gather_into_tensor(d_output, d_input, group=group)
         return
     # The previous sample's thread is joined first, so the collectives on the group stay in order.
     for thread in _pending:

@@ -16,4 +16,4 @@ def solution(
     group: dist.ProcessGroup,
 ) -> None:
     partial = input_a @ input_b
-    dist.reduce_scatter_single(output_c, partial, op=dist.ReduceOp.SUM, group=group)
+    dist.reduce_scatter_tensor(output_c, partial, op=dist.ReduceOp.SUM, group=group)

@@ -7,4 +7,4 @@ import torch.distributed as dist
 def solution(
     d_input: torch.Tensor, d_output: torch.Tensor, n: int, rank: int, world_size: int, group: dist.ProcessGroup
 ) -> None:
-    dist.reduce_scatter_single(d_output, d_input, op=dist.ReduceOp.SUM, group=group)
+    dist.reduce_scatter_tensor(d_output, d_input, op=dist.ReduceOp.SUM, group=group)

@@ -156,7 +156,9 @@ class DistributedProblem(ABC):
         return "x".join(str(d) for d in dims)
 
     def check_world_size(self, world_size: int) -> None:
-        if world_size not in self.world_sizes:
+        """Refuse a world size the problem has no board for. One rank is always allowed: it is the run a single
+        device can check (the harness, one rank's clock, the CUDA ABI), and no board takes it."""
+        if world_size != 1 and world_size not in self.world_sizes:
             sizes = ", ".join(str(n) for n in self.world_sizes)
             raise ValueError(f"{self.slug} runs on {sizes} ranks, not {world_size}")
 

@@ -24,6 +24,8 @@ class CaseWork(TypedDict):
     arrays: list[Any]  # the constant arrays as tensors (host arrays stay on the CPU)
     layout: list[LayoutEntry]
     warmup: int
+    value_types: list[str]  # the C type of each ("value", v) entry, in order (a CUDA solution's scalars)
+    array_memory: list[str]  # "device" or "host" per constant array: on a GPU run a device array moves there
 
 
 class CaseResult(TypedDict, total=False):
@@ -35,6 +37,7 @@ class CaseResult(TypedDict, total=False):
     outputs: list[list[Any]]
     after: list[list[Any]]
     replaced: list[list[bool]]
+    release: str  # how the ranks were released: "device", "host barrier and spin" (a GPU), "host barrier"
     error: str
 
 

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from problems.distributed.base import DistributedCase, DistributedProblem, RankTensors
 from problems.inputs import torch_dtype
 from problems.verification import describe_mismatch
+from runner.distributed.cuda_build import build_solution
+from runner.distributed.device_release import create_flag
 from runner.distributed.exchange import (
     PEER_STOPPED,
     CaseResult,
@@ -67,6 +69,7 @@ class CaseRun:
     name: str
     rank_seconds: list[list[float]]
     failures: list[RankFailure] = field(default_factory=list)
+    release: str = "host barrier"  # how the ranks were released for each sample (device_release.py)
 
     @property
     def sample_seconds(self) -> list[float]:
@@ -176,6 +179,8 @@ def case_work(
                 "arrays": arrays,
                 "layout": layout,
                 "warmup": warmup,
+                "value_types": [p.scalar_type for p in problem.parameters if p.role == "scalar"],
+                "array_memory": [p.memory for p in problem.parameters if p.role == "array"],
             }
         )
     return works, drawn
@@ -283,8 +288,14 @@ def run_distributed(
     warmup: int = 1,
     seed: int = 20260301,
     timeout_s: float = 60.0,
+    arch: str = "",
 ) -> DistributedRun:
-    """Run `solution` on `world_size` gloo ranks over the chosen cases of `problem` and judge every rank."""
+    """Run `solution` on `world_size` ranks over the chosen cases of `problem` and judge every rank.
+
+    On the CPU the ranks join a gloo group and time by their host clocks. On GPUs (`device_kind="gpu"`) rank r
+    runs on device r mod the host's count, the group is NCCL's, the ranks are released together on their devices
+    and each is timed by events on its own (runner/distributed/device_release.py). A `.cu` solution is built here
+    with NCCL (`arch`, runner/distributed/cuda_build.py) and called with the harness's communicator."""
     problem.check_world_size(world_size)
     listed = problem.generate_test_cases(dtype, device_kind)
     chosen = [listed[i] for i in (cases if cases is not None else range(len(listed)))]
@@ -300,11 +311,25 @@ def run_distributed(
             for rank, work in enumerate(works):
                 work_path(job, rank, index).parent.mkdir(exist_ok=True)
                 torch.save(work, work_path(job, rank, index))
+        language = "cuda" if solution.suffix == ".cu" else "python"
+        built = solution.resolve()
+        if language == "cuda":
+            if device_kind != "gpu":
+                raise ValueError("a CUDA solution runs only on GPU ranks")
+            built = build_solution(solution.resolve(), job / "solution.so", arch)
+        if device_kind == "gpu":
+            create_flag(job)
         spec = {
             "world_size": world_size,
             "timeout_s": timeout_s,
-            "solution": str(solution.resolve()),
+            "solution": str(built),
             "cases": len(chosen),
+            "device": "cuda" if device_kind == "gpu" else "cpu",
+            "language": language,
+            # One buffer per rank for the whole run: as large as any chosen case needs.
+            "symmetric_bytes": max(
+                (problem.symmetric_bytes(tuple(c["dims"]), c["dtype"], world_size) for c in chosen), default=0
+            ),
         }
         spec_path(job).write_text(json.dumps(spec), encoding="utf-8")
         deadline = time.monotonic() + timeout_s + 30.0  # the ranks' own collective timeout comes first
@@ -330,7 +355,8 @@ def run_distributed(
                 break  # a rank stopped before this case: its error says why
             results: list[CaseResult] = [torch.load(p, weights_only=True) for p in paths]
             seconds = [[ns / 1e9 for ns in r["times_ns"]] for r in results]
-            run.cases.append(CaseRun(case["name"], seconds, verify_case(problem, case, expected[index], results)))
+            failures = verify_case(problem, case, expected[index], results)
+            run.cases.append(CaseRun(case["name"], seconds, failures, str(results[0].get("release", ""))))
     for failure in run.failures:
         logger.info(
             "%s at %d ranks: %s rank %d sample %d: %s",

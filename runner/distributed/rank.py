@@ -1,4 +1,4 @@
-"""One rank of a distributed run: loads the submission, joins the gloo group, runs and times every sample.
+"""One rank of a distributed run: loads the submission, joins the group, runs and times every sample.
 
 Run as `python -m runner.distributed.rank JOB RANK`: the harness starts one per rank. This module runs next to
 the submission, so it imports nothing of the harness (tests/runner/test_distributed_harness.py walks its imports)
@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from runner.distributed.device_release import DeviceRelease
 from runner.distributed.exchange import (
     PEER_STOPPED,
     CaseResult,
@@ -50,25 +51,91 @@ def load_solution(path: Path) -> Callable[..., Any]:
     return solution  # type: ignore[no-any-return]
 
 
-def poisoned_outputs(work: CaseWork) -> list[Any]:
+def poisoned_outputs(work: CaseWork, device: str) -> list[Any]:
     """Fresh output buffers, every byte set to the poison pattern, so an element never written fails."""
     import torch
 
     buffers = []
     for shape, dtype in work["outputs"]:
-        buffer = torch.empty(tuple(shape), dtype=getattr(torch, dtype))
+        buffer = torch.empty(tuple(shape), dtype=getattr(torch, dtype), device=device)
         buffer.reshape(-1).view(torch.uint8).fill_(POISON_BYTE)
         buffers.append(buffer)
     return buffers
 
 
-def call_arguments(work: CaseWork, inputs: list[Any], outputs: list[Any]) -> list[Any]:
+def call_arguments(work: CaseWork, inputs: list[Any], outputs: list[Any], arrays: list[Any]) -> list[Any]:
     """The call's arguments in ABI order, from the case's layout."""
-    sources = {"input": inputs, "output": outputs, "array": work["arrays"]}
+    sources = {"input": inputs, "output": outputs, "array": arrays}
     return [value if kind == "value" else sources[kind][value] for kind, value in work["layout"]]
 
 
-def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size: int, release: Any) -> CaseResult:
+def _pass_release(release: Any) -> None:
+    import torch.distributed as dist
+
+    try:
+        dist.barrier(group=release)
+    except RuntimeError as exc:  # told apart from the submission's own failure: the cause is a peer's
+        raise PeerStoppedError(f"{PEER_STOPPED}: {exc}") from exc
+
+
+class HostWindow:
+    """The CPU's window: the ranks pass a barrier on the harness's own group, then each starts its clock (gloo's
+    calls are synchronous, so the call's work is inside the call)."""
+
+    def __init__(self, release: Any) -> None:
+        self.release = release
+        self.start = 0
+
+    def open(self) -> None:
+        _pass_release(self.release)
+        self.start = time.perf_counter_ns()
+
+    def close(self) -> int:
+        return time.perf_counter_ns() - self.start
+
+    @property
+    def kind(self) -> str:
+        return "host barrier"
+
+
+class DeviceWindow:
+    """A GPU's window: the stream armed on the job's release flag, the ranks past a host barrier while their GPUs
+    wait, the flag written, and the call timed by events on this rank's own device (device_release.py)."""
+
+    def __init__(self, release: Any, flag: DeviceRelease) -> None:
+        import torch
+
+        self.release, self.flag = release, flag
+        self.value = 0
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.stop = torch.cuda.Event(enable_timing=True)
+
+    def open(self) -> None:
+        self.value += 1
+        self.flag.arm(self.value)
+        self.start.record()
+        _pass_release(self.release)
+        self.flag.fire(self.value)
+
+    def close(self) -> int:
+        self.stop.record()
+        self.stop.synchronize()
+        return round(self.start.elapsed_time(self.stop) * 1e6)
+
+    @property
+    def kind(self) -> str:
+        return self.flag.kind
+
+
+def run_case(
+    solution: Callable[..., Any],
+    work: CaseWork,
+    rank: int,
+    world_size: int,
+    release: Any,
+    window: HostWindow | DeviceWindow,
+    device: str,
+) -> CaseResult:
     """Every sample of one case: buffers made before the window, the ranks released together, one call timed.
 
     What comes back of each sample is its outputs as they stood when this rank's call returned (a copy taken on
@@ -82,25 +149,22 @@ def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size
     returned: list[list[Any]] = []
     live: list[list[Any]] = []
     replaced: list[list[bool]] = []
-    for index, inputs in enumerate(work["inputs"]):
-        # Outside the window: fresh poisoned outputs, the arguments laid out.
-        outputs = poisoned_outputs(work)
+    memory = work.get("array_memory") or ["device"] * len(work["arrays"])
+    arrays = [a.to(device) if where == "device" else a for a, where in zip(work["arrays"], memory, strict=True)]
+    for index, host_inputs in enumerate(work["inputs"]):
+        # Outside the window: the inputs on this rank's device, fresh poisoned outputs, the arguments laid out.
+        inputs = [t.to(device) for t in host_inputs]
+        outputs = poisoned_outputs(work, device)
         # The harness reads through views of its own: a call that swaps a buffer's storage (`set_`, to memory a
         # peer maps) changes the solution's tensor, not these.
         views = [buffer.view(buffer.shape) for buffer in outputs]
         pointers = [buffer.data_ptr() for buffer in outputs]
-        args = call_arguments(work, inputs, outputs)
-        # On the CPU the release is a barrier on the harness's own group, before the clock starts; on GPUs it
-        # will be on the device (a flag every rank's stream waits on), not a host barrier inside the window.
-        try:
-            dist.barrier(group=release)
-        except RuntimeError as exc:  # told apart from the submission's own failure: the cause is a peer's
-            raise PeerStoppedError(f"{PEER_STOPPED}: {exc}") from exc
-        start = time.perf_counter_ns()
+        args = call_arguments(work, inputs, outputs, arrays)
+        window.open()
         solution(*args, rank, world_size, group)
-        elapsed = time.perf_counter_ns() - start
+        elapsed = window.close()
         # Outside the window, at once: the outputs as the call left them.
-        returned.append([view.clone() for view in views])
+        returned.append([view.to("cpu", copy=True) for view in views])
         swapped = zip(outputs, pointers, views, strict=True)
         replaced.append([b.data_ptr() != ptr or b.shape != v.shape for b, ptr, v in swapped])
         if index >= work["warmup"]:
@@ -108,12 +172,9 @@ def run_case(solution: Callable[..., Any], work: CaseWork, rank: int, world_size
         live.append(views)
     # Every rank's calls of this case have returned once all pass here: what a peer or a thread of this rank
     # writes into these buffers from now on is too late to have counted, and is seen as a change.
-    try:
-        dist.barrier(group=release)
-    except RuntimeError as exc:
-        raise PeerStoppedError(f"{PEER_STOPPED}: {exc}") from exc
-    after = [[view.clone() for view in views] for views in live]
-    return {"times_ns": times_ns, "outputs": returned, "after": after, "replaced": replaced}
+    _pass_release(release)
+    after = [[view.to("cpu", copy=True) for view in views] for views in live]
+    return {"times_ns": times_ns, "outputs": returned, "after": after, "replaced": replaced, "release": window.kind}
 
 
 def run_rank(job: Path, rank: int) -> None:
@@ -123,20 +184,43 @@ def run_rank(job: Path, rank: int) -> None:
 
     spec = json.loads(spec_path(job).read_text(encoding="utf-8"))
     world_size, timeout = int(spec["world_size"]), timedelta(seconds=float(spec["timeout_s"]))
+    on_gpu, language = spec.get("device", "cpu") == "cuda", spec.get("language", "python")
     torch.set_num_threads(1)  # N ranks share the host's cores: one thread each keeps them from contending
+    device = "cpu"
+    options: dict[str, Any] = {}
+    if on_gpu:
+        local = rank % torch.cuda.device_count()
+        torch.cuda.set_device(local)
+        device = f"cuda:{local}"
+        if language == "python":
+            options["device_id"] = torch.device(device)
+    # A Python solution on GPUs gets NCCL's group; a CUDA one gets the harness's communicator instead.
+    backend = "nccl" if on_gpu and language == "python" else "gloo"
     dist.init_process_group(
-        "gloo", init_method=f"file://{store_path(job)}", rank=rank, world_size=world_size, timeout=timeout
+        backend, init_method=f"file://{store_path(job)}", rank=rank, world_size=world_size, timeout=timeout, **options
     )
     # The harness's own group, so that the release never shares a sequence of collectives with the submission's.
     release = dist.new_group(backend="gloo", timeout=timeout)
+    window = DeviceWindow(release, DeviceRelease.open(job)) if on_gpu else HostWindow(release)
     try:
-        solution = load_solution(Path(spec["solution"]))
+        solution: Callable[..., Any] | None = None
         for case in range(int(spec["cases"])):
             work: CaseWork = torch.load(work_path(job, rank, case), weights_only=True)
-            result = run_case(solution, work, rank, world_size, release)
+            if solution is None:
+                solution = _load(spec, work, rank, world_size, release)
+            result = run_case(solution, work, rank, world_size, release, window, device)
             torch.save(result, result_path(job, rank, case))
     finally:
         dist.destroy_process_group()
+
+
+def _load(spec: dict[str, Any], work: CaseWork, rank: int, world_size: int, release: Any) -> Callable[..., Any]:
+    if spec.get("language", "python") != "cuda":
+        return load_solution(Path(spec["solution"]))
+    from runner.distributed.cuda_solution import load_cuda_solution, prepare_rank
+
+    context = prepare_rank(rank, world_size, int(spec["symmetric_bytes"]), release)
+    return load_cuda_solution(Path(spec["solution"]), context, work["value_types"])
 
 
 def main(argv: list[str]) -> int:

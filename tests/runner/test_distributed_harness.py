@@ -97,3 +97,14 @@ def test_the_rank_side_reaches_nothing_of_the_judge() -> None:
     assert not reached & judged, sorted(reached & judged)
     # The walk does see the harness reach verification, so the check above can fail.
     assert "problems.verification" in import_closure("runner.distributed.harness")
+
+
+def test_one_rank_runs_as_the_single_device_check_released_by_the_host() -> None:
+    run = run_distributed(get_distributed_problem("all-reduce"), example("all-reduce"), 1, "float32", samples=2)
+    assert run.passed, (run.rank_errors, run.failures)
+    assert {case.release for case in run.cases} == {"host barrier"}
+
+
+def test_a_cuda_solution_is_refused_on_cpu_ranks() -> None:
+    with pytest.raises(ValueError, match="only on GPU ranks"):
+        run_distributed(get_distributed_problem("all-reduce"), EXAMPLES / "all_reduce_nccl.cu", 2, "float32")
