@@ -21,8 +21,6 @@ from arena.store_submit import run_on_fleet, run_recorded
 from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
 from contract.wire import JobRequest, MeasureConfig
 from core.errors import CancelledByUserError, UserFacingError
-from core.problems import ProblemSpec
-from core.submit.distributed import distributed_spec
 from core.submit.uploads import check_upload
 from problems.base import DTYPES
 from problems.catalog import data_types
@@ -116,6 +114,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
             )
         )
     elif args.fleet is not None:
+        from core.problems import ProblemSpec  # the store's module (asyncpg): only where the store is used
+
         result, contests = run_on_fleet(args, ProblemSpec.builtin(problem), upload)
     elif args.no_store:
         try:
@@ -158,6 +158,8 @@ def _submit_distributed_to_fleet(args: argparse.Namespace, problem: DistributedP
         f"{args.world_size} ranks] on the fleet's `{args.fleet}` pool",
         file=sys.stderr,
     )
+    from core.submit.distributed import distributed_spec  # imports the store's module (asyncpg)
+
     result, contests = run_on_fleet(args, distributed_spec(problem), upload)
     if args.json:
         print(result_json(result, contests))
