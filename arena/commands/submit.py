@@ -9,7 +9,7 @@ import asyncio
 import sys
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.arg_types import finite_number, runner_url, whole_number
 from arena.commands.problems import check_dtype, find_problem
@@ -19,7 +19,7 @@ from arena.render import ProgressPrinter, render_contests, render_result, result
 from arena.runner_submit import read_secret, run_on_runner
 from arena.store_submit import run_on_fleet, run_recorded
 from contract.names import DEFAULT_MODE, GPU_METHODS, MODE_DESCRIPTIONS, MODES
-from contract.wire import JobRequest, MeasureConfig
+from contract.wire import JobRequest, MeasureConfig, SubmissionResult
 from core.errors import CancelledByUserError, UserFacingError
 from core.submit.uploads import check_upload
 from problems.base import DTYPES
@@ -125,6 +125,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
             raise CancelledByUserError("interrupted (Ctrl-C); the job was stopped and nothing was recorded.") from None
     else:
         result, contests = run_recorded(args, problem, upload, request)
+    print_result(args, result, contests)
+    if args.profile_dir is not None and result.profile is not None:
+        save_artifacts(result.profile, Path(args.profile_dir))
+    return 0 if result.status == "passed" else 1
+
+
+def print_result(args: argparse.Namespace, result: SubmissionResult, contests: Any) -> None:
     if args.json:
         # The whole result, a profile's files included (base64): it is what the runner sent, so it is no larger
         # here, and it stays a `SubmissionResult` that a script can read back with the wire model.
@@ -133,9 +140,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
         print(render_result(result))
         if contests is not None:
             print(render_contests(contests))
-    if args.profile_dir is not None and result.profile is not None:
-        save_artifacts(result.profile, Path(args.profile_dir))
-    return 0 if result.status == "passed" else 1
 
 
 def _submit_distributed_to_fleet(args: argparse.Namespace, problem: DistributedProblem) -> int:
@@ -161,12 +165,7 @@ def _submit_distributed_to_fleet(args: argparse.Namespace, problem: DistributedP
     from core.submit.distributed import distributed_spec  # imports the store's module (asyncpg)
 
     result, contests = run_on_fleet(args, distributed_spec(problem), upload)
-    if args.json:
-        print(result_json(result, contests))
-    else:
-        print(render_result(result))
-        if contests is not None:
-            print(render_contests(contests))
+    print_result(args, result, contests)
     return 0 if result.status == "passed" else 1
 
 
