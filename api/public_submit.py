@@ -277,6 +277,16 @@ def multipart_schema(file: dict[str, Any], *, profile: bool = True) -> dict[str,
     }
     if profile:
         properties["profile_case"] = {"type": "integer", "minimum": 0, "description": "with mode profile: the case"}
+        # Only a single submission: a batch runs on one device, and refuses any other world size.
+        properties["world_size"] = {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 99,
+            "default": 1,
+            "description": "a distributed problem's ranks, one of the world sizes it declares: the job runs on the "
+            "pool's slots of that many ranks (rank pool `<gpu>x<N>`) and lands on that world size's board; 1 for "
+            "any other problem",
+        }
     return {"type": "object", "required": ["problem", "file"], "properties": properties}
 
 
