@@ -38,6 +38,7 @@ from core.leaderboard import get_rank, older_protocol
 from core.problems import SLUG, shown
 from core.quota import user_queue, user_quota
 from core.store.leaderboard import ANY_LANGUAGE, BoardRow
+from core.submit.distributed import board_world_size
 from problems.base import DTYPES, Problem
 from problems.catalog import CatalogError, data_types, describe, static_problem
 from problems.registry import builtin_problems, canonical_slug
@@ -272,6 +273,7 @@ async def get_leaderboard(request: web.Request) -> web.Response:
             dtype=found.dtype,
             language=found.language,
             method=board.method if board is not None else None,
+            world_size=board_world_size(stored.slug, found.gpu_type) if found.gpu_type is not None else 1,
             unit="GFLOPS" if stored.score_metric == "gflops" else "GB/s",
             page=page,
             page_size=page_size,

@@ -146,6 +146,12 @@ class Leaderboard(_Wire):
     dtype: str
     language: str = Field(description="`any`, or the language the board was filtered to")
     method: str | None = Field(description="the timing method that ranked it (None: no board yet)")
+    world_size: int = Field(
+        1,
+        ge=1,
+        description="the ranks each entry ran on: 1 for a one-device problem; a distributed problem has a board per "
+        "world size, under its rank pool (`gpu_type` `cpux2`: 2 ranks)",
+    )
     unit: Literal["GFLOPS", "GB/s"]
     page: int = Field(ge=1)
     page_size: int

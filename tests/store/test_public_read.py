@@ -143,6 +143,7 @@ async def test_a_board_pages_and_shows_the_callers_own_row(api: Api, pool: async
     token = await token_for(pool, "ann")
     status, body, _ = await api.get("/v1/leaderboards/vector_add?gpu_type=h100&dtype=float32&page_size=2", token)
     assert status == 200 and body["method"] is not None and body["unit"] == "GFLOPS"
+    assert body["world_size"] == 1  # a one-device problem's board
     assert [e["user"] for e in body["entries"]] == ["eve", "dee"] and body["has_next"]
     assert body["caller"]["user"] == "ann" and body["caller"]["rank"] == 5
     assert body["boards"] == [{"gpu_type": "h100", "dtype": "float32", "method": body["method"], "entries": 5}]
@@ -157,6 +158,7 @@ async def test_a_board_pages_and_shows_the_callers_own_row(api: Api, pool: async
     # No board yet for this problem: the default dtype, no rows.
     status, body, _ = await api.get("/v1/leaderboards/matmul", token)
     assert status == 200 and body["gpu_type"] is None and body["entries"] == [] and body["caller"] is None
+    assert body["world_size"] == 1
     for query, code in [
         ("page=0", "invalid_option"),
         ("page_size=1000", "invalid_option"),
