@@ -24,6 +24,7 @@ from core.rating import Rating, conservative_rating
 from core.store.contests import BoardCell, RatedUser
 from core.store.leaderboard import ANY_LANGUAGE
 from core.store.pages import PLACES_COUNTED, BestResult, RecentRun
+from core.submit.distributed import board_world_size
 from core.views.result import (
     CASE_HEADERS,
     case_rows,
@@ -194,7 +195,10 @@ def _board(pb: ProblemBoard) -> Html:
     lang = "" if board.language == ANY_LANGUAGE else f" · {board.language} only"
     method = f" · {board.method} timing" if board.method else ""
     dtype = board.problem.data_type(pb.dtype)
-    caption = Html(f'<p class="meta">{esc(f"{pb.gpu_type} · {dtype}{method}{lang}")}</p>')
+    # A distributed problem's board is keyed by its rank pool (`cpux2`): the caption says the ranks in words.
+    ranks = board_world_size(slug, pb.gpu_type) if pb.gpu_type else 1
+    world = f" · {ranks} ranks" if ranks > 1 else ""
+    caption = Html(f'<p class="meta">{esc(f"{pb.gpu_type}{world} · {dtype}{method}{lang}")}</p>')
     if not board.rows:
         if lp.page > 0 and pb.size > 0:
             last = (pb.size - 1) // lp.page_size + 1

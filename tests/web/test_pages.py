@@ -4,6 +4,7 @@ submission's result and chart, and pages that say what was not found."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import asyncpg
 import pytest
@@ -11,8 +12,11 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from core.problems import ProblemSpec
 from core.store.pool import READER_ROLE, create_pool
+from core.submit.distributed import distributed_spec
+from core.submit.intake import submit
+from problems.distributed.registry import distributed_problems
 from problems.registry import builtin_problems
-from tests.store.store_helpers import VECTOR_ADD, add_problems, submit_scored
+from tests.store.store_helpers import ROOMY, VECTOR_ADD, add_problems, finish, request, submit_scored
 from tests.web.conftest import web_settings
 from tests.web.web_helpers import HOSTILE, Seeded
 from web.app import create_app
@@ -282,3 +286,16 @@ async def test_a_board_marks_the_entries_timed_under_an_older_protocol(
     board = page.split('<table class="board">', 1)[1].split("</table>", 1)[0]
     assert board.count(OLDER_PROTOCOL_MARK) == 1
     assert f"older timing protocol than the current {protocol_version()}" in page
+
+
+async def test_a_distributed_problems_board_says_its_ranks(client: TestClient, pool: asyncpg.Pool) -> None:
+    """A distributed problem's board is keyed by its rank pool (`cpux2`); its caption says the ranks in words, and a
+    one-device board says none."""
+    await add_problems(pool, distributed_spec(distributed_problems()["all-gather"]), VECTOR_ADD)
+    ranked = replace(request("ann", slug="all-gather", gpu="cpux2"), world_size=2)
+    await finish(pool, await submit(pool, ranked, ROOMY), 5.0)
+    await submit_scored(pool, "ben", 40.0, gpu="cpu")
+    page = await get_text(client, "/problems/all-gather?gpu=cpux2")
+    assert board_users(page) == ["ann"]
+    assert "cpux2 · 2 ranks · float32" in page
+    assert "ranks ·" not in await get_text(client, "/problems/vector_add?gpu=cpu")
