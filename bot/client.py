@@ -1,9 +1,10 @@
 """The Discord bot: a `commands.Bot` whose `setup_hook` opens the store, starts the dispatcher and loads cogs.
 
 Lifecycle: `setup_hook` (after login, before the gateway connects) opens the Postgres store (embedded when
-no DATABASE_URL), registers the built-in problems, builds the runners, starts the dispatcher, adds the cogs,
-syncs the commands of the configured guild only and starts the contest freezer. `close` stops the freezer, live
-messages, the dispatcher and the local runner's workers, then the Discord connection, then the store.
+no DATABASE_URL), registers the built-in problems (the distributed ones too), builds the runners, starts the
+dispatcher, adds the cogs, syncs the commands of the configured guild only and starts the contest freezer. `close`
+stops the freezer, live messages, the dispatcher and the local runner's workers, then the Discord connection, then
+the store.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from core.dispatch import Dispatcher
 from core.problems import ProblemSpec, sync_problem
 from core.progress import ProgressHub
 from core.store.pool import open_store
+from core.submit.distributed import distributed_spec
 from core.submit.events import case_publisher
 from core.submit.service import ArenaService
+from problems.distributed.registry import distributed_problems
 from problems.registry import builtin_problems
 from runner.gpus import GPU_MODELS
 
@@ -89,6 +92,9 @@ class ArenaBot(commands.Bot):
         if settings.sync_builtin_problems:
             for p in builtin_problems().values():
                 await sync_problem(self.pool, ProblemSpec.builtin(p))
+            # Registered as `arena submit --fleet` registers them, so that /submit and autocomplete know them too.
+            for d in distributed_problems().values():
+                await sync_problem(self.pool, distributed_spec(d))
         session = await self._resources.enter_async_context(aiohttp.ClientSession())
         self.runners = await build_runners(settings, session, self.pool)
         self._resources.push_async_callback(self.runners.aclose)

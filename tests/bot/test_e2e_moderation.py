@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.store import jobs
+from problems.distributed.registry import distributed_problems
 from problems.registry import builtin_problems
 from tests.bot.harness import DATA, GREEN, JOB_TIMEOUT_S, Arena
 from tests.store.store_helpers import wait_for_state
@@ -56,7 +57,8 @@ async def test_a_problem_whose_verification_accepts_anything_is_not_admitted(are
     assert "❌ failed" in report.embeds[0]["title"]
     assert "❌ zeros → fail" in "\n".join(f["value"] for f in report.embeds[0]["fields"])
     assert not report.buttons()
-    assert await arena.count("problems") == len(builtin_problems())  # the built-in ones only
+    # The built-in ones only, the distributed ones among them.
+    assert await arena.count("problems") == len(builtin_problems()) + len(distributed_problems())
 
 
 async def test_runners_shows_the_local_runner_and_the_queue(arena: Arena) -> None:
