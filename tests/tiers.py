@@ -21,6 +21,7 @@ SLOW_MODULES: frozenset[str] = frozenset(
         "bot/test_e2e_contest_entry.py",
         "bot/test_e2e_data_types.py",
         "bot/test_e2e_db_outage.py",
+        "bot/test_e2e_distributed.py",
         "bot/test_e2e_input_faults.py",
         "bot/test_e2e_moderation.py",
         "bot/test_e2e_output.py",

@@ -23,7 +23,7 @@ from bot.cogs._common import (
 )
 from bot.ui.pages import LeaderboardPages, StaticPages, problem_list_pages, render_problem
 from bot.ui.views import Paginator
-from contract.names import Method
+from contract.names import Method, rank_pool
 from core import browse
 from core.errors import InvalidOptionError
 
@@ -46,6 +46,7 @@ class BrowseCog(commands.Cog):
         dtype="element type",
         language="show only solutions in this language",
         method="timing method of the board (default: the fullest board's); each method ranks separately",
+        ranks="a distributed problem's world size: each has its own board (leave out for one device)",
     )
     @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
     async def leaderboard(
@@ -56,15 +57,18 @@ class BrowseCog(commands.Cog):
         dtype: DType = "float32",
         language: LanguageFilter = "any",
         method: TimingMethod | None = None,
+        ranks: app_commands.Range[int, 1, 64] | None = None,
     ) -> None:
-        gpu_type = gpu or self.bot.service.default_gpu()
-        if gpu_type is None:
+        chosen = gpu or self.bot.service.default_gpu()
+        if chosen is None:
             raise InvalidOptionError("Several GPU types have boards; choose one with the `gpu` option.")
+        # The board of N ranks is keyed by the pool's rank pool (`cpux2`), as /submit's `ranks` queues it.
+        gpu_type = rank_pool(chosen.strip().lower(), ranks or 1)
         await defer(interaction, public=True)
         size = self.bot.settings.leaderboard_page_size
         fetch = partial(
             browse.leaderboard_page,
-            self.bot.pool, problem.strip(), gpu_type.strip().lower(), dtype, language,
+            self.bot.pool, problem.strip(), gpu_type, dtype, language,
             page_size=size, caller_external_id=member_key(interaction.user), method=method,
         )  # fmt: skip
         source = LeaderboardPages(lambda page: fetch(page=page), interaction.user.display_name)

@@ -38,6 +38,7 @@ class SubmitCog(commands.Cog):
         mode="what to do with it (default benchmark); profile runs one case under Nsight Compute, never ranked",
         gpu="the GPU type to run on (default: the only one, or the configured default)",
         case="with mode profile: the test case to profile, from 0 as /problem lists them (default the largest)",
+        ranks="a distributed problem's world size: how many ranks run it (e.g. 2); leave out for one device",
     )
     @app_commands.autocomplete(problem=problem_choices, gpu=gpu_choices)
     @app_commands.choices(mode=MODE_CHOICES)
@@ -51,6 +52,9 @@ class SubmitCog(commands.Cog):
         mode: str = "benchmark",
         gpu: app_commands.Range[str, 1, 64] | None = None,
         case: app_commands.Range[int, 0, 1000] | None = None,
+        # Up to 64, as many as a runner's rank slot may hold (RUNNER_RANK_SLOTS); whether the problem takes this
+        # many is the service's check, whose refusal names the world sizes it does take.
+        ranks: app_commands.Range[int, 1, 64] | None = None,
     ) -> None:
         check_declared(file.filename, file.size)  # before anything is downloaded
         chosen = parse_mode(mode)
@@ -67,6 +71,7 @@ class SubmitCog(commands.Cog):
             gpu=gpu,
             client_token=str(interaction.id),
             profile_case=case,
+            world_size=1 if ranks is None else ranks,
         )
         receipt = render_receipt(
             SubmissionHeader.of(ticket), ticket.receipt.queue_position, len(data), ticket.start_in_s

@@ -13,6 +13,7 @@ import discord
 from contract.wire import CaseTiming, JobEvent, SubmissionResult, TestOutcome
 from core.contests.entry import ContestEntries, receipt_line
 from core.progress import ProgressState, describe_place, describe_start
+from core.submit.distributed import board_world_size
 from core.submit.service import SubmitTicket
 from core.views.result import (
     CASE_HEADERS,
@@ -101,8 +102,20 @@ class SubmissionHeader:
         return f"Submission #{self.submission_id} · {self.slug} · {self.shown_dtype}"[:TITLE_LIMIT]
 
     @property
+    def on(self) -> str:
+        """Where it runs: the GPU type, and a distributed run's ranks, which its key (`cpux2`) only encodes."""
+        return f"{self.gpu_type}{world_note(self.slug, self.gpu_type)}"
+
+    @property
     def footer(self) -> str:
-        return f"{self.user_name} · {self.file_name} · {self.language} · {self.mode} · {self.gpu_type}"[:FOOTER_LIMIT]
+        return f"{self.user_name} · {self.file_name} · {self.language} · {self.mode} · {self.on}"[:FOOTER_LIMIT]
+
+
+def world_note(slug: str, gpu_type: str) -> str:
+    """` · 2 ranks` for a distributed problem's board (`cpux2`), as `arena leaderboard` says it; empty for one
+    device."""
+    ranks = board_world_size(slug, gpu_type)
+    return f" · {ranks} ranks" if ranks > 1 else ""
 
 
 def escape_code(text: str, limit: int = CODE_BLOCK_LIMIT) -> str:
@@ -334,7 +347,8 @@ def render_announcement(
     embed = discord.Embed(
         title=clip(f"{medal} {header.user_name}: {what} on {header.slug}", TITLE_LIMIT),
         description=(
-            f"**#{rank}** on `{header.slug}` · `{header.gpu_type}` · {header.shown_dtype} with "
+            f"**#{rank}** on `{header.slug}` · `{header.gpu_type}`{world_note(header.slug, header.gpu_type)} · "
+            f"{header.shown_dtype} with "
             f"**{format_rate(score)} {unit}** ({header.language}, submission #{header.submission_id})."
         ),
         colour=discord.Colour.gold(),

@@ -17,6 +17,7 @@ from bot.ui.embeds import (
     escape_code,
     fit,
     format_rate,
+    world_note,
 )
 from bot.ui.views import Page
 from core.browse import LeaderboardPage, ProblemEntry, SubmissionDetail, UserStats
@@ -148,7 +149,9 @@ def render_leaderboard(page: LeaderboardPage, caller_name: str) -> discord.Embed
     language = "" if board.language == "any" else f" · {board.language}"
     # A board ranks one timing method's times; the heading says which, since another method has its own board.
     method = f" · {board.method} timing" if board.method is not None else ""
-    title = f"🏆 {board.problem.slug} · {board.gpu_type} · {board.problem.data_type(board.dtype)}{method}{language}"
+    # A distributed problem's board key (`cpux2`) only encodes its world size: the heading says it.
+    where = f"{board.gpu_type}{world_note(board.problem.slug, board.gpu_type)}"
+    title = f"🏆 {board.problem.slug} · {where} · {board.problem.data_type(board.dtype)}{method}{language}"
     embed = discord.Embed(title=clip(title, TITLE_LIMIT), colour=discord.Colour.gold())
     if not board.rows:
         embed.description = (

@@ -206,6 +206,16 @@ def test_leaderboard_and_stats_fit() -> None:
     assert_fits(render_stats(stats))
 
 
+def test_a_distributed_board_and_run_say_their_world_size() -> None:
+    # Its board key (`cpux2`) only encodes the ranks; a one-device problem on a pool so named says nothing more.
+    ranked = header(slug="all-gather", file_name="a.py", language="python", gpu_type="cpux2")
+    assert ranked.footer == "ada · a.py · python · ranked · cpux2 · 2 ranks"
+    assert header(gpu_type="cpux2").footer.endswith("ranked · cpux2")
+    board = Board(_problem("all-gather"), "cpux4", "float32", "any", [], "cpu")
+    title = render_leaderboard(LeaderboardPage(board, 0, 10, False, None), "ada").title
+    assert title == "🏆 all-gather · cpux4 · 4 ranks · float32 · cpu timing"
+
+
 def test_admission_report_and_runners_fit() -> None:
     checks = [
         ValidateCheck(case=f"case {i} " + LONG, check="zeros", expect="fail", ok=i % 7 != 0, message="m")
