@@ -22,6 +22,7 @@ from core.dispatch import Dispatcher, RunnerPool
 from core.errors import UserFacingError
 from core.fleet import FleetSettings, sweep_silent
 from core.fleet.view import FleetView, RunnerFactory
+from core.problems import sync_builtin_problems
 from core.store.fleet import LiveRunner
 from core.store.outage import STORE_ERRORS
 from core.store.pool import open_store
@@ -67,6 +68,9 @@ async def serve(settings: ApiSettings, ready: asyncio.Event | None = None) -> No
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     async with open_store(settings.arena.store) as store, aiohttp.ClientSession() as session:
+        if settings.sync_builtin_problems:
+            # Before the site listens, so that no submission meets a built-in slug the store does not know yet.
+            log.info("registered %d built-in problems", await sync_builtin_problems(store.pool))
         app = create_app(store.pool, settings)
         app_runner = web.AppRunner(app, access_log=None)
         await app_runner.setup()

@@ -17,6 +17,11 @@ class ApiSettings(BaseSettings):
     host: str = Field("127.0.0.1", description="listen address; put a TLS proxy in front beyond one machine")
     port: int = Field(8800, ge=0, le=65535)
     dispatch: bool = Field(True, description="also run a dispatcher that sends queued jobs to the fleet's runners")
+    sync_builtin_problems: bool = Field(
+        True,
+        description="register the built-in problems (distributed ones included) in the store at start, as the bot "
+        "does: a deployment without the bot then takes submissions of every one",
+    )
     clock_skew_s: float = Field(60.0, gt=0, description="largest accepted age of a runner's signed request")
     public_allow_plain_http: bool = Field(
         False,

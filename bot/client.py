@@ -39,14 +39,11 @@ from contract.wire import JobEvent
 from core.contests import GpuCatalog
 from core.dispatch import Dispatcher
 from core.fleet.view import FleetView
-from core.problems import ProblemSpec, sync_problem
+from core.problems import sync_builtin_problems
 from core.progress import ProgressHub
 from core.store.pool import open_store
-from core.submit.distributed import distributed_spec
 from core.submit.events import case_publisher
 from core.submit.service import ArenaService
-from problems.distributed.registry import distributed_problems
-from problems.registry import builtin_problems
 from runner.gpus import GPU_MODELS
 
 log = logging.getLogger(__name__)
@@ -93,11 +90,7 @@ class ArenaBot(commands.Bot):
         store = await self._resources.enter_async_context(open_store(settings.arena.store))
         self.pool = store.pool
         if settings.sync_builtin_problems:
-            for p in builtin_problems().values():
-                await sync_problem(self.pool, ProblemSpec.builtin(p))
-            # Registered as `arena submit --fleet` registers them, so that /submit and autocomplete know them too.
-            for d in distributed_problems().values():
-                await sync_problem(self.pool, distributed_spec(d))
+            await sync_builtin_problems(self.pool)
         session = await self._resources.enter_async_context(aiohttp.ClientSession())
         self.runners = await build_runners(settings, session, self.pool)
         self._resources.push_async_callback(self.runners.aclose)

@@ -27,7 +27,9 @@ from core.store import problems
 from core.store.pool import Conn
 from problems.base import Problem
 from problems.catalog import data_types
-from problems.registry import canonical_slug
+from problems.distributed.base import DistributedProblem
+from problems.distributed.registry import distributed_problems
+from problems.registry import builtin_problems, canonical_slug
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +105,13 @@ class ProblemSpec:
         p = problem
         return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric, None, tuple(p.aliases), dtype_labels(p))
 
+    @classmethod
+    def distributed(cls, problem: DistributedProblem) -> ProblemSpec:
+        """The spec of a distributed problem built into runners: its boards are keyed by rank pool (`cpux2`), one
+        per world size, so the spec itself says no world size."""
+        p = problem
+        return cls(p.slug, p.title, p.version, tuple(p.dtypes), p.score_metric)
+
 
 def dtype_labels(problem: Problem) -> dict[str, str]:
     """The data types `problem` computes on, per dtype key, where they are not the key: {"float32": "uint32"} for a
@@ -145,6 +154,18 @@ def check_open(problem: problems.ProblemVersion, dtype: str) -> problems.Problem
     if dtype not in problem.dtypes:
         raise UnsupportedDtypeError(f"`{slug}` does not take {dtype}; choose one of {', '.join(problem.dtypes)}.")
     return problem
+
+
+async def sync_builtin_problems(pool: asyncpg.Pool) -> int:
+    """Register every problem built into runners, the one-device ones and the distributed ones, and return how many.
+
+    The one list every long-running front end registers at start (the bot, `arena api`): a deployment of either
+    alone then knows every slug a runner can judge, so that `/submit` and `POST /v1/submissions` find them."""
+    specs = [ProblemSpec.builtin(p) for p in builtin_problems().values()]
+    specs += [ProblemSpec.distributed(d) for d in distributed_problems().values()]
+    for spec in specs:
+        await sync_problem(pool, spec)
+    return len(specs)
 
 
 async def sync_problem(pool: asyncpg.Pool, spec: ProblemSpec) -> problems.ProblemVersion:

@@ -162,9 +162,9 @@ def _submit_distributed_to_fleet(args: argparse.Namespace, problem: DistributedP
         f"{args.world_size} ranks] on the fleet's `{args.fleet}` pool",
         file=sys.stderr,
     )
-    from core.submit.distributed import distributed_spec  # imports the store's module (asyncpg)
+    from core.problems import ProblemSpec  # imports the store's module (asyncpg)
 
-    result, contests = run_on_fleet(args, distributed_spec(problem), upload)
+    result, contests = run_on_fleet(args, ProblemSpec.distributed(problem), upload)
     print_result(args, result, contests)
     return 0 if result.status == "passed" else 1
 

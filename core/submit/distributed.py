@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from contract.names import Language, Mode
 from core.errors import InvalidSubmissionError
-from core.problems import ProblemSpec
 from problems.distributed.base import DistributedProblem
 from problems.distributed.registry import distributed_problems
 from problems.registry import canonical_slug
@@ -49,12 +48,6 @@ def check_world_size(slug: str, world_size: int, language: Language, mode: Mode)
             f"Mode profile does not run distributed problems yet; submit `{problem.slug}` in mode test, benchmark or "
             "ranked."
         )
-
-
-
-def distributed_spec(problem: DistributedProblem) -> ProblemSpec:
-    """The distributed problem as the store registers it: built into runners, one board per world size."""
-    return ProblemSpec(problem.slug, problem.title, problem.version, tuple(problem.dtypes), problem.score_metric)
 
 
 def board_world_size(slug: str, gpu_type: str) -> int:

@@ -13,10 +13,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from core.problems import sync_problem
-from core.submit.distributed import distributed_spec
 from core.tokens import create_token
-from problems.distributed.registry import distributed_problems
 from tests.store.fleet_processes import Fleet, wait_live
 from tests.store.test_fleet_cli import arena_submit
 from tests.store.test_server_cli import arena, cli_env
@@ -71,13 +68,14 @@ async def test_a_distributed_submission_runs_on_a_rank_slot_and_is_stored_with_i
 async def test_a_distributed_submission_through_the_api_runs_on_a_rank_slot(
     pool: asyncpg.Pool, db_dsn: str, tmp_path: Path
 ) -> None:
-    """`arena submit … --world-size 2 --server URL` with a personal token: the API takes the world size, the job
-    runs on the slot of 2 ranks, and the board the API serves says it is a board of 2 ranks."""
+    """`arena submit … --world-size 2 --server URL` with a personal token, against an API that registered all-gather
+    itself (no bot ran): the API takes the world size, the job runs on the slot of 2 ranks, and the board the API
+    serves says it is a board of 2 ranks."""
     fleet = Fleet(db_dsn, tmp_path)
     try:
+        # No registration here: the API registers the built-in problems, the distributed ones too, as it starts.
         await start_rank_fleet(pool, fleet)
-        # The bot registers the built-in problems, the distributed ones too, when it starts; here, the one run.
-        await sync_problem(pool, distributed_spec(distributed_problems()["all-gather"]))
+        assert await pool.fetchval("SELECT count(*) FROM problems WHERE slug = 'all-gather'") == 1
         made = await create_token(pool, "discord:4242", "ada", "laptop")
         env = cli_env(tmp_path, db_dsn, ARENA_TOKEN=made.token)
         server = ("--server", fleet.api_url, "--json")

@@ -12,7 +12,6 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from core.problems import ProblemSpec
 from core.store.pool import READER_ROLE, create_pool
-from core.submit.distributed import distributed_spec
 from core.submit.intake import submit
 from problems.distributed.registry import distributed_problems
 from problems.registry import builtin_problems
@@ -291,7 +290,7 @@ async def test_a_board_marks_the_entries_timed_under_an_older_protocol(
 async def test_a_distributed_problems_board_says_its_ranks(client: TestClient, pool: asyncpg.Pool) -> None:
     """A distributed problem's board is keyed by its rank pool (`cpux2`); its caption says the ranks in words, and a
     one-device board says none."""
-    await add_problems(pool, distributed_spec(distributed_problems()["all-gather"]), VECTOR_ADD)
+    await add_problems(pool, ProblemSpec.distributed(distributed_problems()["all-gather"]), VECTOR_ADD)
     ranked = replace(request("ann", slug="all-gather", gpu="cpux2"), world_size=2)
     await finish(pool, await submit(pool, ranked, ROOMY), 5.0)
     await submit_scored(pool, "ben", 40.0, gpu="cpu")
