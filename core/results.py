@@ -2,6 +2,10 @@
 
 A change made under a lease that is no longer current (another dispatcher took the job over) is refused, so
 a job's result is stored exactly once however many dispatchers raced for it.
+
+Kept as one module: every way a job ends (a result, a podium check, a requeue, a failure) is recorded here under
+the same lease fence and lock order, and the result's quick path falls back on its long one; split, the two could
+drift apart unseen.
 """
 
 from __future__ import annotations
@@ -74,8 +78,17 @@ def stored_output(output: list[PhaseOutput]) -> tuple[dict[str, object], ...]:
     )
 
 
-def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str) -> submissions.Outcome:
-    summary = {
+def _fitting_outcome(result: SubmissionResult, runner: str) -> submissions.Outcome:
+    """What the result says of its submission, when it is the submission's (`_mismatch` finds nothing)."""
+    mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
+    return submissions.Outcome(
+        result.status, _score(result), mean, result.score_metric, result.device, runner, result.error,
+        **_summary(result),
+    )  # fmt: skip
+
+
+def _summary(result: SubmissionResult) -> dict[str, object]:
+    return {
         "method": result_method(result),
         "geomean_gflops": result.geomean_gflops,
         "mean_gflops": result.mean_gflops,
@@ -86,15 +99,17 @@ def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str)
         "output": stored_output(result.output),
         "protocol": result.protocol,
     }
+
+
+def _outcome(sub: submissions.Submission, result: SubmissionResult, runner: str) -> submissions.Outcome:
     problem = _mismatch(sub, result)
     if problem is not None:
         log.error("submission %d: %s; recording an error", sub.id, problem)
         error = ErrorInfo(code="internal", message="The runner returned a result for another job; ask a moderator.")
-        return submissions.Outcome("error", None, None, result.score_metric, result.device, runner, error, **summary)
-    mean = result.mean_gflops if result.score_metric == "gflops" else result.mean_gbps
-    return submissions.Outcome(
-        result.status, _score(result), mean, result.score_metric, result.device, runner, result.error, **summary
-    )
+        return submissions.Outcome(
+            "error", None, None, result.score_metric, result.device, runner, error, **_summary(result)
+        )
+    return _fitting_outcome(result, runner)
 
 
 async def refresh_board(conn: Conn, sub: submissions.Submission) -> None:
@@ -135,25 +150,68 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
     """
     if lease.podium_check:
         return await _record_check(pool, lease, result, runner)
-    state = job_state_for(result)
-    async with pool.acquire() as conn, conn.transaction():
-        # Lock order everywhere: the job row, then its submission's row.
-        note = f"{result.status}: {result.error.code}" if result.error else result.status
-        sub = await jobs.finish_with_submission(conn, lease, state, note)
-        if sub is None:
-            return False
-        outcome = _outcome(sub, result, runner)
-        await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
-        if result.error is not None and result.error.code in SERVICE_FAULTS:
-            # The runner broke or its host was too busy to judge: the user's run taught them nothing.
-            await ratelimits.give_back(conn, sub.user_id, sub.mode)
-        await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
-        if result.profile is not None:
-            stored = _stored_profile(lease.job_id, result.profile)
-            await profiles.insert_profile(conn, lease.job_id, stored.report, stored.artifacts)
-        await refresh_board(conn, sub)
-    log.info("job %d of submission %d %s: %s, score %s", lease.job_id, sub.id, state, outcome.status, outcome.score)
+    note = f"{result.status}: {result.error.code}" if result.error else result.status
+    fitting = jobs.FittingResult(
+        state=job_state_for(result),  # type: ignore[arg-type]
+        note=note,
+        answers_for=(result.problem_slug, result.problem_version, result.dtype, result.mode, result.language),
+        outcome=_fitting_outcome(result, runner),
+        # The runner broke or its host was too busy to judge: the user's run taught them nothing.
+        give_back=result.error is not None and result.error.code in SERVICE_FAULTS,
+        tests=result.tests,
+        timings=result.timings,
+    )
+    # A ranked result refreshes its boards and a profile stores its report: more statements, so a transaction.
+    # Anything else is one statement (`finish_with_result`), its own transaction.
+    more = result.mode == "ranked" or result.profile is not None
+    async with pool.acquire() as conn:
+        if not more:
+            sub = await jobs.finish_with_result(conn, lease, fitting)
+            if sub is not None:
+                _log_recorded(lease, sub, fitting)
+                return True
+        async with conn.transaction():
+            sub = await jobs.finish_with_result(conn, lease, fitting) if more else None
+            if sub is None:
+                # The lease is lost, or the result answers for another job: the long way tells which.
+                recorded = await _record_the_long_way(conn, lease, result, runner, fitting)
+                if recorded is None:
+                    return False
+                sub, fitting = recorded
+            if result.profile is not None:
+                stored = _stored_profile(lease.job_id, result.profile)
+                await profiles.insert_profile(conn, lease.job_id, stored.report, stored.artifacts)
+            await refresh_board(conn, sub)
+    _log_recorded(lease, sub, fitting)
     return True
+
+
+def _log_recorded(lease: Lease, sub: submissions.Submission, fitting: jobs.FittingResult) -> None:
+    log.info(
+        "job %d of submission %d %s: %s, score %s",
+        lease.job_id,
+        sub.id,
+        fitting.state,
+        fitting.outcome.status,
+        fitting.outcome.score,
+    )
+
+
+async def _record_the_long_way(
+    conn: asyncpg.Connection, lease: Lease, result: SubmissionResult, runner: str, fitting: jobs.FittingResult
+) -> tuple[submissions.Submission, jobs.FittingResult] | None:
+    """Inside the caller's transaction: the result stored a statement at a time, whichever job it answers for (one
+    that is not the submission's is an error of the service); None when the lease no longer holds the job."""
+    # Lock order everywhere: the job row, then its submission's row.
+    sub = await jobs.finish_with_submission(conn, lease, fitting.state, fitting.note)
+    if sub is None:
+        return None
+    outcome = _outcome(sub, result, runner)
+    await submissions.record_outcome(conn, sub.id, lease.job_id, outcome)
+    if fitting.give_back:
+        await ratelimits.give_back(conn, sub.user_id, sub.mode)
+    await submissions.insert_case_results(conn, lease.job_id, result.tests, result.timings)
+    return sub, dataclasses.replace(fitting, outcome=outcome)
 
 
 CHECK_SLOWER_NOTE = (

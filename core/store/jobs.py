@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from contract.names import MODE_PRIORITY, MODES, DType, JobState, Language, Mode
+from contract.wire import CaseTiming, TestOutcome
+from core.store import submissions
 from core.store.pool import Conn
 from core.store.submissions import _SELECT as SUBMISSION_SELECT
-from core.store.submissions import Submission
+from core.store.submissions import Outcome, Submission
 
 QUEUE_CHANNEL = "arena_jobs"
 LIVE_STATES: tuple[JobState, ...] = ("queued", "dispatched", "running")
@@ -112,12 +114,15 @@ def _move_sql(
     after: str | None = None,
     *,
     before: str | None = None,
+    steps: Sequence[tuple[str, str]] = (),
     answer: str = "SELECT * FROM moved",
 ) -> str:
-    """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement; `before`
-    a CTE that `picked` may read; `answer` what the statement returns (the moved jobs' leases)."""
-    # Only constant SQL fragments from this module are formatted in; values always travel as $n parameters.
+    """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement, and
+    `steps` more of them, each (name, body), which `answer` and later steps may read; `before` a CTE that `picked`
+    may read; `answer` what the statement returns (the moved jobs' leases)."""
+    # Only constant SQL fragments from the store are formatted in; values always travel as $n parameters.
     extra = f",\nafter_move AS ({after})" if after else ""
+    extra += "".join(f",\n{name} AS ({body})" for name, body in steps)
     head = f"{before},\n" if before else ""
     return _MOVE.format(
         before=head, picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note, after=extra, answer=answer
@@ -499,6 +504,72 @@ async def finish_with_submission(
     answer = SUBMISSION_SELECT + " JOIN moved ON moved.submission_id = s.id FOR UPDATE OF s"
     sql = _move_sql(_fenced("'dispatched', 'running'"), _FINISH_SETS, "$4", answer=answer)
     row = await conn.fetchrow(sql, lease.job_id, lease.token, state, reason)
+    return Submission(**row) if row else None
+
+
+# A result is the submission's when it answers for the problem, version, dtype, mode and language the submission
+# asked for: `finish_with_result` stores it only then (core.results records any other as an error of the service).
+_RESULT_FITS = """SELECT j.id, j.state FROM jobs j
+    JOIN submissions s ON s.id = j.submission_id JOIN problems p ON p.id = s.problem_id
+    WHERE j.id = $1 AND j.lease_token = $2 AND j.state IN ('dispatched', 'running') AND NOT j.podium_check
+      AND (p.slug, s.problem_version, s.dtype, s.mode, s.language) = ($5, $6, $7, $8, $9)
+    FOR UPDATE OF j"""
+_RESULT_ARGS = 10  # $1-$9 above; $10 whether the user's rate-limit token goes back; the outcome's from $11 on
+
+
+@dataclass(frozen=True)
+class FittingResult:
+    """A finished job's result as `finish_with_result` takes it: the verdict for its submission, whether the user's
+    rate-limit token goes back (the service failed the run), and its case rows."""
+
+    state: JobState
+    note: str | None
+    answers_for: tuple[str, int, str, str, str]
+    """The (problem slug, version, dtype, mode, language) the runner answered for."""
+    outcome: Outcome
+    give_back: bool
+    tests: list[TestOutcome]
+    timings: list[CaseTiming]
+
+
+async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) -> Submission | None:
+    """Store a finished job's result in one statement: the job moves to its final state, its submission takes the
+    outcome, its case rows are written and the rate-limit token is given back where the service failed the run.
+    Answers the submission as it now is; None, changing nothing, when this lease no longer holds the job, when it
+    is a podium check, or when the result answers for another job (`_RESULT_FITS`): the caller then stores it the
+    long way (`finish_with_submission`), which tells those apart.
+
+    One statement is one transaction: the usual result (no board to refresh, no profile) costs one round trip, in
+    place of five (BEGIN, the finish, the outcome, the case rows, COMMIT). Lock order as everywhere: the job's row
+    (in `picked`) before its submission's (in `outcome`)."""
+    _check_final(result.state)
+    first_case = _RESULT_ARGS + len(submissions.outcome_args(lease.job_id, result.outcome)) + 1
+    steps = (
+        (
+            "outcome",
+            f"""UPDATE submissions s SET {submissions.outcome_sets(_RESULT_ARGS + 1)}
+            FROM moved, problems p WHERE s.id = moved.submission_id AND p.id = s.problem_id
+            RETURNING {submissions.SUBMISSION_COLUMNS}""",
+        ),
+        (
+            "given_back",
+            "UPDATE rate_limits r SET tokens = r.tokens + 1 FROM outcome o "
+            f"WHERE ${_RESULT_ARGS}::boolean AND r.user_id = o.user_id AND r.mode = o.mode",
+        ),
+        ("cases", submissions.case_rows_sql(first_case, "moved.job_id", "moved")),
+    )
+    sql = _move_sql(_RESULT_FITS, _FINISH_SETS, "$4", steps=steps, answer="SELECT * FROM outcome")
+    row = await conn.fetchrow(
+        sql,
+        lease.job_id,
+        lease.token,
+        result.state,
+        result.note,
+        *result.answers_for,
+        result.give_back,
+        *submissions.outcome_args(lease.job_id, result.outcome),
+        *submissions.case_arrays(result.tests, result.timings),
+    )
     return Submission(**row) if row else None
 
 

@@ -7,6 +7,7 @@ of tables.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -163,12 +164,14 @@ class CaseResult:
     host_part_us: float | None
 
 
-_SELECT = """
-    SELECT s.id, s.user_id, s.problem_id, s.problem_version, p.slug, s.source_sha256, s.file_name, s.language,
-           s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device, s.runner,
-           s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
+# Every field of `Submission`, read from `submissions s` and its problem `p` (a SELECT's list or a RETURNING's).
+SUBMISSION_COLUMNS = """s.id, s.user_id, s.problem_id, s.problem_version, p.slug, s.source_sha256, s.file_name,
+           s.language, s.dtype, s.mode, s.gpu_type, s.status, s.score, s.mean_score, s.score_metric, s.device,
+           s.runner, s.error_code, s.error_message, s.error_log, s.result_job_id, s.invalidated, s.client_token,
            s.created_at, s.started_at, s.finished_at, s.method, s.geomean_gflops, s.mean_gflops, s.geomean_gbps,
-           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output, s.protocol, s.world_size
+           s.mean_gbps, s.notes, s.phase_seconds, s.profile_case, s.output, s.protocol, s.world_size"""
+_SELECT = f"""
+    SELECT {SUBMISSION_COLUMNS}
     FROM submissions s JOIN problems p ON p.id = s.problem_id
 """
 
@@ -359,18 +362,24 @@ async def set_status(conn: Conn, submission_id: int, status: str) -> None:
     )
 
 
-async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: Outcome) -> None:
-    """Store a finished job's verdict, score and summary as the submission's current result."""
+# The columns a finished job's outcome sets on its submission, in the order of `outcome_args`.
+_OUTCOME_COLUMNS = (
+    "status", "score", "mean_score", "score_metric", "device", "runner", "error_code", "error_message", "error_log",
+    "result_job_id", "method", "geomean_gflops", "mean_gflops", "geomean_gbps", "mean_gbps", "notes",
+    "phase_seconds", "output", "protocol",
+)  # fmt: skip
+
+
+def outcome_sets(first: int) -> str:
+    """The SET list of an outcome's columns, their values parameters $first.. in `outcome_args`' order."""
+    sets = [f"{column} = ${first + i}" for i, column in enumerate(_OUTCOME_COLUMNS)]
+    return ", ".join(sets) + ", finished_at = now()"
+
+
+def outcome_args(job_id: int, outcome: Outcome) -> tuple[Any, ...]:
+    """The values of `outcome_sets`' parameters: the outcome of job `job_id`."""
     error = outcome.error
-    await conn.execute(
-        """
-        UPDATE submissions SET status = $2, score = $3, mean_score = $4, score_metric = $5, device = $6,
-            runner = $7, error_code = $8, error_message = $9, error_log = $10, result_job_id = $11,
-            method = $12, geomean_gflops = $13, mean_gflops = $14, geomean_gbps = $15, mean_gbps = $16,
-            notes = $17, phase_seconds = $18, output = $19, protocol = $20, finished_at = now()
-        WHERE id = $1
-        """,
-        submission_id,
+    return (
         outcome.status,
         outcome.score,
         outcome.mean_score,
@@ -390,6 +399,13 @@ async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: O
         dict(outcome.phase_seconds),
         list(outcome.output),
         outcome.protocol,
+    )
+
+
+async def record_outcome(conn: Conn, submission_id: int, job_id: int, outcome: Outcome) -> None:
+    """Store a finished job's verdict, score and summary as the submission's current result."""
+    await conn.execute(
+        f"UPDATE submissions SET {outcome_sets(2)} WHERE id = $1", submission_id, *outcome_args(job_id, outcome)
     )
 
 
@@ -420,6 +436,42 @@ async def insert_case_results(conn: Conn, job_id: int, tests: list[TestOutcome],
         f"INSERT INTO case_results (job_id, {', '.join(_CASE_COLUMNS)}) VALUES ({placeholders})",
         rows,
     )
+
+
+# The type of each of `_CASE_COLUMNS` as a statement's array parameter takes it (`case_rows_sql`): `dims` travels as
+# the text of its array and `details` as the text of its JSON (an array of arrays or of jsonb would not unnest by
+# row), each cast back in the statement (tests/store/test_store_results.py checks these against the table).
+CASE_TYPES = (
+    "text", "int4", "text", "text", "bool", "text", "text", "text", "float8", "float8",
+    "float8", "float8", "float8", "int8", "int8", "int4", "float8", "bool", "float8", "int4",
+    "float8", "float8", "float8", "float8", "bool", "bool", "bool", "float8",
+)  # fmt: skip
+_CASE_CASTS = {"dims": "::int8[]", "details": "::jsonb"}
+
+
+def case_rows_sql(first: int, job_id: str, source: str) -> str:
+    """An INSERT of case rows from `case_arrays`' parameters $first.., one array per column, for each row of the
+    FROM item `source` and its job id `job_id`: the job's every case in one statement, whatever their number."""
+    arrays = ", ".join(f"${first + i}::{t}[]" for i, t in enumerate(CASE_TYPES))
+    values = ", ".join(f"c.{column}{_CASE_CASTS.get(column, '')}" for column in _CASE_COLUMNS)
+    return (
+        f"INSERT INTO case_results (job_id, {', '.join(_CASE_COLUMNS)}) SELECT {job_id}, {values} "
+        f"FROM {source} CROSS JOIN unnest({arrays}) AS c({', '.join(_CASE_COLUMNS)})"
+    )
+
+
+def _array_text(values: Sequence[int]) -> str:
+    return "{" + ",".join(str(int(v)) for v in values) + "}"
+
+
+def case_arrays(tests: list[TestOutcome], timings: list[CaseTiming]) -> list[list[Any]]:
+    """The values of `case_rows_sql`' parameters: the job's case rows, one list per column."""
+    rows = [_test_row(0, t)[1:] for t in tests] + [_timing_row(0, t)[1:] for t in timings]
+    columns: list[list[Any]] = [list(column) for column in zip(*rows, strict=True)] or [[] for _ in _CASE_COLUMNS]
+    dims, details = _CASE_COLUMNS.index("dims"), _CASE_COLUMNS.index("details")
+    columns[dims] = [_array_text(d) for d in columns[dims]]
+    columns[details] = [None if d is None else json.dumps(d) for d in columns[details]]
+    return columns
 
 
 async def case_results(conn: Conn, job_id: int) -> list[CaseResult]:

@@ -7,6 +7,7 @@ import base64
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from contract import wire
 from contract.wire import CaseTiming, ErrorInfo, ProfileArtifact, ProfileReport, SubmissionResult
@@ -15,7 +16,7 @@ from core.leaderboard import get_leaderboard, get_rank, list_boards
 from core.moderation import rerun_submission
 from core.results import load_result, record_result
 from core.settings import RateLimitSettings
-from core.store import jobs
+from core.store import jobs, ratelimits, submissions
 from core.store.migrate import discover, migrate
 from core.submit.intake import submit
 from runner.profiling.ncu_report import launch_count, parse_raw_page
@@ -314,3 +315,78 @@ async def test_migrating_an_older_store_fills_in_each_submissions_method_and_reb
         ]
     finally:
         await conn.close()
+
+
+async def test_a_result_stored_in_one_statement_reads_back_equal_to_what_the_runner_reported(pool: asyncpg.Pool):
+    # Not ranked and no profile: `finish_with_result` alone, outside any transaction of the caller's.
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice", language="cuda", dtype="float16", mode="benchmark"), ROOMY)
+    reported = _full_result(receipt.submission_id).model_copy(update={"mode": "benchmark"})
+    await _record(pool, receipt.job_id, reported)
+
+    sub = await submission(pool, receipt.submission_id)
+    assert await load_result(pool, sub) == reported
+    moves = [(t.from_state, t.to_state, t.note) for t in await jobs.transitions(pool, receipt.job_id)]
+    assert moves == [("queued", "dispatched", None), ("dispatched", "done", "failed: wrong_answer")]
+    assert (sub.status, sub.result_job_id, sub.finished_at is not None) == ("failed", receipt.job_id, True)
+
+
+async def test_a_result_for_another_job_is_recorded_as_an_error_with_its_cases(pool: asyncpg.Pool):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice", mode="benchmark"), ROOMY)
+    # The runner answered for float16; the submission asked for float32.
+    other = _full_result(receipt.submission_id).model_copy(
+        update={"mode": "benchmark", "language": "python", "status": "passed", "error": None}
+    )
+    await _record(pool, receipt.job_id, other)
+
+    sub = await submission(pool, receipt.submission_id)
+    assert (sub.status, sub.error_code, sub.score) == ("error", "internal", None)
+    assert len(await submissions.case_results(pool, receipt.job_id)) == len(other.tests) + len(other.timings)
+    assert (await jobs.get_job(pool, receipt.job_id)).state == "done"  # type: ignore[union-attr]
+
+
+async def test_a_lost_lease_stores_nothing_of_the_result(pool: asyncpg.Pool):
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice", mode="test"), ROOMY)
+    lease = await jobs.claim_job(pool, receipt.job_id, "test-owner", 30.0, "test-runner")
+    assert lease is not None
+    (taken,) = await jobs.take_over(pool, "test-owner", 30.0, include_own=True)  # a new token: the old one is void
+    result = SubmissionResult(
+        submission_id=str(receipt.submission_id), problem_slug="vector_add", problem_version=1, dtype="float32",
+        language="python", mode="test", status="passed", device="cpu",
+        tests=[wire.TestOutcome(index=0, name="n=1", dims=[1], passed=True, message="ok")],
+    )  # fmt: skip
+    assert not await record_result(pool, lease, result, "test-runner")
+    assert await submissions.case_results(pool, receipt.job_id) == []
+    assert (await submission(pool, receipt.submission_id)).status == "queued"
+    assert await record_result(pool, taken, result, "test-runner")
+
+
+async def test_a_service_fault_gives_the_users_token_back_in_the_one_statement(pool: asyncpg.Pool):
+    await add_problems(pool)
+    limits = RateLimitSettings(test_burst=2)
+    receipt = await submit(pool, request("alice", mode="test"), limits)
+    user_id = (await submission(pool, receipt.submission_id)).user_id
+    before = await ratelimits.peek(pool, user_id, "test", 2, limits.test_per_hour)
+    broken = SubmissionResult(
+        submission_id=str(receipt.submission_id), problem_slug="vector_add", problem_version=1, dtype="float32",
+        language="python", mode="test", status="error", device="cpu",
+        error=ErrorInfo(code="internal", message="The runner broke."),
+    )  # fmt: skip
+    await _record(pool, receipt.job_id, broken)
+    assert await ratelimits.peek(pool, user_id, "test", 2, limits.test_per_hour) == pytest.approx(before + 1, abs=0.01)
+    assert (await jobs.get_job(pool, receipt.job_id)).state == "error"  # type: ignore[union-attr]
+
+
+async def test_the_case_rows_arrays_have_the_tables_column_types(pool: asyncpg.Pool):
+    rows = await pool.fetch(
+        "SELECT column_name, udt_name FROM information_schema.columns WHERE table_name = 'case_results'"
+    )
+    stored = {r["column_name"]: r["udt_name"] for r in rows}
+    assert set(stored) == {"job_id", *submissions._CASE_COLUMNS}
+    sent = dict(zip(submissions._CASE_COLUMNS, submissions.CASE_TYPES, strict=True))
+    # Cast back in the statement: the array's text and the JSON's text.
+    cast_back = (sent.pop("dims"), stored.pop("dims"), sent.pop("details"), stored.pop("details"))
+    assert cast_back == ("text", "_int8", "text", "jsonb")
+    assert {column: stored[column] for column in sent} == sent
