@@ -187,7 +187,8 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
 
 
 def _log_recorded(lease: Lease, sub: submissions.Submission, fitting: jobs.FittingResult) -> None:
-    log.info(
+    # Debug: a line per job is too many at a fleet's rate (core.dispatch.job_run says the same of its own).
+    log.debug(
         "job %d of submission %d %s: %s, score %s",
         lease.job_id,
         sub.id,

@@ -192,7 +192,9 @@ class JobRuns:
             profile_case=spec.profile_case,
             world_size=spec.world_size,
         )
-        log.info("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)
+        # Debug, as every line a job writes on its usual path: at a fleet's rate, a line per job cost the dispatcher
+        # a few per cent of its CPU (bench/results/fleet.txt). Requeues, failures and lost runners stay warnings.
+        log.debug("job %d (submission %d) -> runner %s", lease.job_id, lease.submission_id, runner.name)
         return await runner.run(job_key(lease.job_id), request, sink)
 
     def _sink(self, lease: Lease, runner: JobRunner) -> EventCallback:
