@@ -78,6 +78,9 @@ class FleetView:
         self._unbuildable: set[int] = set()
         self.live: list[LiveRunner] = []
         self.pools: list[str] = []
+        # Every rank pool (`cpux2`) a member of this view has served: kept after its runner left, since the pool may
+        # still hold that member while it finishes a job, and its type must not pass for a one-device pool then.
+        self._rank_pools: set[str] = set()
 
     async def refresh(self) -> None:
         """Read the live runners and update the pool.
@@ -108,6 +111,8 @@ class FleetView:
                             log.warning("runner %s (%d) gets no job: %s", runner.name, runner.id, exc)
                         continue
                 built[runner.id, ranks] = existing
+                if ranks > 1:
+                    self._rank_pools.add(member.gpu_type)
         self._built = built
         self.live = live
         joined, left = self._runners.update(
@@ -122,8 +127,11 @@ class FleetView:
             log.info("runner %s left the pool", name)
 
     def gpu_types(self) -> list[str]:
-        """The GPU types submissions may ask for: every pool, whether or not a runner of it is live now."""
-        return sorted(set(self.pools) | set(self._runners.gpu_types()))
+        """The GPU types submissions may ask for: every pool, whether or not a runner of it is live now. Not the
+        rank pools (`cpux2`) of the runners' rank slots: a distributed run reaches one through its world size
+        (`contract.names.rank_pool`), and offered as a GPU type it would leave the only pool no longer the default.
+        An operator's pool keeps its name whatever it looks like; the dispatcher reads its own `RunnerPool`."""
+        return sorted(set(self.pools) | (set(self._runners.gpu_types()) - self._rank_pools))
 
     async def run(self) -> None:
         """Refresh until cancelled, riding out store errors."""
