@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from datetime import timedelta
 
@@ -34,11 +33,9 @@ from bot.freezer import ContestFreezer
 from bot.runners import RunnerSet, build_runners
 from bot.tracker import SubmissionTracker
 from bot.ui.errors import send_error
-from contract.names import rank_pool
 from contract.wire import JobEvent
 from core.contests import GpuCatalog
 from core.dispatch import Dispatcher
-from core.fleet.view import FleetView
 from core.problems import sync_builtin_problems
 from core.progress import ProgressHub
 from core.store.pool import open_store
@@ -97,7 +94,7 @@ class ArenaBot(commands.Bot):
         self.hub = ProgressHub()
         runner_pool = self.runners.dispatch_pool
         view = self.runners.view
-        gpu_types = one_device_types(view) if view is not None else runner_pool.gpu_types
+        gpu_types = view.gpu_types if view is not None else runner_pool.gpu_types
         publish_case = case_publisher(self.pool)
         self._resources.push_async_callback(publish_case.close)
 
@@ -167,18 +164,6 @@ class ArenaBot(commands.Bot):
                     await task
         await super().close()
         await self._resources.aclose()
-
-
-def one_device_types(view: FleetView) -> Callable[[], list[str]]:
-    """The fleet's GPU types a command may name: its pools, less the rank pools (`cpux2`) that its runners' rank
-    slots serve. A distributed run reaches one through its `ranks` option (`contract.names.rank_pool`); named as a
-    GPU type, a rank pool would leave the only pool no longer the default, and queue one-device jobs there."""
-
-    def types() -> list[str]:
-        rank_pools = {rank_pool(r.gpu_type, ranks) for r in view.live for ranks in r.rank_slots}
-        return [t for t in view.gpu_types() if t not in rank_pools]
-
-    return types
 
 
 def _dispatcher_stopped(task: asyncio.Task[None]) -> None:
