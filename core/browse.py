@@ -26,8 +26,8 @@ from core.store import jobs, leaderboard, problems, submissions, users
 from core.store.leaderboard import BoardRow
 from core.store.problems import ProblemVersion
 from core.submit.intake import MODES, get_submission
-from problems.base import Problem
 from problems.catalog import CatalogError, ProblemInfo, describe, starter
+from problems.distributed.registry import distributed_problems
 from problems.registry import builtin_problems, canonical_slug
 
 log = logging.getLogger(__name__)
@@ -85,9 +85,8 @@ async def list_problems(pool: asyncpg.Pool, *, now: datetime | None = None) -> l
     return _sorted([_entry(p) for p in await _listed(pool, now)])
 
 
-def _unregistered(problem: Problem) -> ProblemEntry:
+def _unregistered(spec: ProblemSpec) -> ProblemEntry:
     """A built-in problem the store does not know yet, as an entry with no store row (problem id 0)."""
-    spec = ProblemSpec.builtin(problem)
     stored = ProblemVersion(
         problem_id=0, slug=spec.slug, title=spec.title, enabled=True, current_version=spec.version,
         version=spec.version, source=None, dtypes=spec.dtypes, score_metric=spec.score_metric,
@@ -103,7 +102,10 @@ def library_entry(slug: str) -> ProblemEntry | None:
     """The built-in problem `slug` (or the one a former slug names) as an entry not yet in the store; None when
     the library has no such problem. Only for a slug the store does not have: the store's row is the truth."""
     problem = builtin_problems().get(canonical_slug(slug))
-    return _unregistered(problem) if problem is not None else None
+    if problem is not None:
+        return _unregistered(ProblemSpec.builtin(problem))
+    distributed = distributed_problems().get(slug)
+    return _unregistered(ProblemSpec.distributed(distributed)) if distributed is not None else None
 
 
 def _sorted(entries: list[ProblemEntry]) -> list[ProblemEntry]:
@@ -118,7 +120,14 @@ async def library_problems(pool: asyncpg.Pool, *, now: datetime) -> list[Problem
     # Every slug the store has, hidden ones included: a hidden problem must not come back as a library entry, nor
     # one stored under a former slug (the bot renames it when it next starts).
     known = set(await problems.list_slugs(pool))
-    library = [_unregistered(p) for slug, p in builtin_problems().items() if known.isdisjoint((slug, *p.aliases))]
+    library = [
+        _unregistered(ProblemSpec.builtin(p))
+        for slug, p in builtin_problems().items()
+        if known.isdisjoint((slug, *p.aliases))
+    ]
+    library += [
+        _unregistered(ProblemSpec.distributed(d)) for slug, d in distributed_problems().items() if slug not in known
+    ]
     return _sorted(listed + library)
 
 

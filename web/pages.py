@@ -34,6 +34,7 @@ from core.views.result import (
     summary,
     timing_caveat,
 )
+from problems.catalog import ProblemInfo
 from web.html import Html, esc, join, link, page, path_with, prose, table
 
 T = TypeVar("T")
@@ -120,12 +121,19 @@ def _summary(entry: ProblemEntry) -> Html:
     closed = "" if stored.enabled else ' · <span class="closed">closed for submissions</span>'
     if info is None:
         return Html(f'<p class="meta">v{stored.version}{closed}</p><p>No description is available.</p>')
+    ranks = f" · on {esc(', '.join(map(str, info.world_sizes)))} ranks" if info.distributed else ""
     meta = (
         f'<p class="meta"><span class="{esc(info.difficulty)}">{esc(info.difficulty)}</span> · '
         f"{esc(', '.join(info.tags) or 'general')} · v{stored.version} · dtypes {esc(', '.join(stored.dtype_labels))}"
-        f"{closed}</p>"
+        f"{ranks}{closed}</p>"
     )
     return Html(meta + "".join(f"<p>{prose(p)}</p>" for p in info.description.split("\n\n") if p.strip()))
+
+
+def _ranked_by(info: ProblemInfo, metric: str) -> str:
+    """How the board orders entries; a distributed problem's sample takes its slowest rank's time."""
+    text = f"geometric-mean {_unit(metric)} over the GPU cases (higher is better)"
+    return f"{text}; each sample's time is its slowest rank's, one board per world size" if info.distributed else text
 
 
 def _details(entry: ProblemEntry) -> Html:
@@ -136,7 +144,7 @@ def _details(entry: ProblemEntry) -> Html:
     facts = [
         ("FLOPs", info.flops_formula),
         ("Bytes", info.bytes_formula),
-        ("Ranked by", f"geometric-mean {_unit(stored.score_metric)} over the GPU cases (higher is better)"),
+        ("Ranked by", _ranked_by(info, stored.score_metric)),
         *([("Checked", info.checked)] if info.checked else []),
     ]
     parts = [

@@ -1,6 +1,7 @@
 """Starter code for a distributed problem: a Python solution that every rank runs with its own buffers, its rank,
-the world size and the process group. Only Python: the CUDA ABI is defined (`DistributedProblem.cuda_signature`)
-but no harness compiles it yet, so a CUDA starter would promise a path that does not run."""
+the world size and the process group. Only Python: the GPU harness builds the CUDA ABI
+(`DistributedProblem.cuda_signature`), but no rank slot takes a `.cu` submission yet, so a CUDA starter would
+promise a path that does not run."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def python_starter(problem: DistributedProblem, dtype: DType = "float32") -> str
         f"# Checked: {distributed_tolerance_summary(problem, dtype)}, as they stand when this rank's call returns.",
         "# Work left running after the return (a thread, a peer writing this rank's buffers) does not count.",
         f"# Bytes: {problem.bytes_formula}",
-        "# Submitting distributed problems is not open yet: runners have no multi-GPU slots.",
+        f"# Submit it at one of {sizes} ranks: `arena submit {problem.slug} FILE --world-size N` with `--fleet POOL`",
+        "# or `--server URL`, or /submit with `ranks`; it runs on a runner's slot of N ranks.",
         "import torch",
         "import torch.distributed as dist",
         "",

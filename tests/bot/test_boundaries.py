@@ -41,6 +41,7 @@ def test_the_bot_process_never_imports_torch() -> None:
     code = (
         "import sys, bot.client, bot.__main__, core.browse, problems.catalog as c; "
         "c.builtin_info('matmul'); c.starter('matmul', None, 'triton', 'float16'); "
+        "c.builtin_info('all-to-all'); c.starter('all-gather', None, 'python', 'float32'); "
         "print('torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)

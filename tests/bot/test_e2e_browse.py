@@ -8,6 +8,7 @@ GPU type `h100`, which has no runner here, so that the bot's dispatcher leaves t
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -51,6 +52,42 @@ async def test_problems_problem_and_starter(arena: Arena) -> None:
     # Slugs that start with the text come first, alphabetically, then the ones that merely contain it.
     assert values[: len(prefixed)] == sorted(prefixed) and "matrix-multiplication" in prefixed
     assert "argmax" in values[len(prefixed) :]
+
+
+async def test_a_distributed_problem_is_described_and_listed_under_its_category(
+    arena: Arena, caplog: pytest.LogCaptureFixture
+) -> None:
+    """all-gather, registered as the bot starts: `/problem` gives its ranks and its signatures with rank, world size
+    and group (or communicator), and `/problems` lists it under `distributed`, with no warning that a problem
+    cannot be described."""
+    caplog.set_level(logging.WARNING, logger="core.browse")
+    fake = arena.fake
+    olga = fake.add_member("olga")
+    shown = await fake.invoke_slash(olga, "problem", {"slug": "all-gather"})
+    embed = (await fake.wait_for_original(shown, lambda m: bool(m.embeds))).embeds[0]
+    assert "No description" not in embed["description"] and embed["description"].startswith("🟢 easy · distributed")
+    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    assert fields["Ranks"].startswith("2, 4, 8 at once"), fields
+    assert "int rank, int world_size, ncclComm_t comm" in fields["CUDA"], fields
+    assert "rank: int, world_size: int, group: torch.distributed.ProcessGroup" in fields["Python"], fields
+    assert "n=999 · 2 ranks" in fields["Test cases (CPU runner)"], fields
+
+    listing = await fake.invoke_slash(olga, "problems")
+    page = await fake.wait_for_original(listing, lambda m: bool(m.embeds))
+    first_id = page.id
+    listed: dict[str, str] = {}
+    # Page on until the category shows (it sorts after the first page's), or the list ends.
+    while True:
+        listed |= {f["name"]: f["value"] for f in page.embeds[0]["fields"]}
+        more = {b["custom_id"]: not b.get("disabled", False) for b in page.buttons()}.get("page:next", False)
+        if "distributed" in listed or not more:
+            break
+        mark = fake.checkpoint()
+        await fake.press_button(olga, page, "page:next")
+        page = await fake.wait_for_message(lambda m: m.id == first_id, after=mark)
+    assert "🟢 `all-gather` All-Gather" in listed.get("distributed", ""), sorted(listed)
+    assert "all-gather" not in listed.get("general", ""), listed.get("general")
+    assert not [r.getMessage() for r in caplog.records if "cannot be described" in r.getMessage()]
 
 
 async def _seed_board(arena: Arena, players: int, me: FakeUser) -> None:

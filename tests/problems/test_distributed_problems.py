@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from problems.base import DType
+from problems.catalog import CatalogError, describe, starter
 from problems.distributed.base import DistributedProblem, RankTensors, bus_factor
 from problems.distributed.builtin._collective import moe_splits
 from problems.distributed.registry import distributed_problems, get_distributed_problem
@@ -133,6 +134,26 @@ def test_metadata_cases_and_signatures(slug: str) -> None:
         gpu = problem.generate_test_cases(dtype, "gpu")
         assert any(any(d > 1 and d % 32 for d in c["dims"]) for c in gpu), "no ragged GPU case"
         assert max(problem.get_bytes(c, dtype, 2) for c in gpu) >= 1 << 20, "the largest GPU case is too small"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_catalogue_describes_it_under_its_category_with_its_ranks_and_signatures(slug: str) -> None:
+    # What /problem, /problems and the web's library read (`problems.catalog.describe` of a built-in, source None).
+    problem = get_distributed_problem(slug)
+    info = describe(slug, None)
+    assert (info.slug, info.title, info.builtin) == (slug, problem.title, True)
+    assert info.category == "distributed" and info.world_sizes == problem.world_sizes and info.distributed
+    assert info.c_signature == problem.cuda_signature(problem.dtypes[0])
+    assert info.python_signature == problem.python_signature().rstrip(":")
+    assert info.checked and info.score_metric == problem.score_metric
+    cpu = problem.generate_test_cases(problem.dtypes[0], "cpu")
+    assert len(info.cpu_cases) == len(cpu) * len(problem.world_sizes)
+    assert info.cpu_cases[0].name == f"{cpu[0]['name']} · {problem.world_sizes[0]} ranks"
+    assert all(c.shapes.startswith(("each rank: ", "rank 0: ")) for c in info.gpu_cases)
+    name, text = starter(slug, None, "python", "float32")
+    assert name == f"{slug.replace('-', '_')}.py" and problem.python_signature() in text
+    with pytest.raises(CatalogError, match="Python only"):
+        starter(slug, None, "cuda", "float32")
 
 
 def test_bus_factors_and_bandwidths_are_nccl_tests() -> None:

@@ -3,6 +3,7 @@ submission's result and chart, and pages that say what was not found."""
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import replace
 
@@ -48,8 +49,9 @@ async def test_the_problem_list_shows_each_problem_under_its_category_with_a_lin
     client: TestClient, seeded: Seeded
 ) -> None:
     page = await get_text(client, "/")
-    # The two stored problems, and every problem of the library but the two stored under their former slugs.
-    listed = len(builtin_problems()) - 2 + 2
+    # The two stored problems, and every problem of the library (the distributed ones too) but the two stored under
+    # their former slugs.
+    listed = len(builtin_problems()) - 2 + 2 + len(distributed_problems())
     assert f"{listed} problems" in page
     assert '<a href="/problems/vector_add">vector_add</a>' in page
     assert '<a href="/problems/matmul">matmul</a>' in page
@@ -298,3 +300,27 @@ async def test_a_distributed_problems_board_says_its_ranks(client: TestClient, p
     assert board_users(page) == ["ann"]
     assert "cpux2 · 2 ranks · float32" in page
     assert "ranks ·" not in await get_text(client, "/problems/vector_add?gpu=cpu")
+
+
+async def test_a_distributed_problem_is_described_and_listed_under_its_category(
+    client: TestClient, pool: asyncpg.Pool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """all-gather's page gives its world sizes and the signatures with rank, world size and group (or
+    communicator); the library lists it under `distributed`, the stored problem and those of the library alike, and
+    no problem is left without a description."""
+    caplog.set_level(logging.WARNING, logger="core.browse")
+    await add_problems(pool, ProblemSpec.distributed(distributed_problems()["all-gather"]), VECTOR_ADD)
+    page = await get_text(client, "/problems/all-gather")
+    assert "No description is available" not in page
+    assert "easy</span> · distributed, collective" in page and "on 2, 4, 8 ranks" in page
+    assert "int rank, int world_size, ncclComm_t comm" in page
+    assert "rank: int, world_size: int, group: torch.distributed.ProcessGroup" in page
+    assert "each sample&#x27;s time is its slowest rank&#x27;s, one board per world size" in page
+    library = await get_text(client, "/")
+    distributed = library.split('<h2 id="distributed">', 1)[1].split("<h2", 1)[0]
+    for slug in distributed_problems():
+        assert f'<a href="/problems/{slug}">{slug}</a>' in distributed, slug
+    assert "/problems/all-gather" not in library.split('<h2 id="distributed">', 1)[0]
+    only = await get_text(client, "/?category=distributed")
+    assert sorted(re.findall(r'<a href="/problems/([^"]+)">', only)) == sorted(distributed_problems())
+    assert not [r.getMessage() for r in caplog.records if "cannot be described" in r.getMessage()]

@@ -24,7 +24,8 @@ def test_the_web_process_renders_every_builtin_problem_without_torch_or_discord(
     code = (
         "import sys, web.__main__, web.app, problems.catalog as c\n"
         "from problems.registry import builtin_problems\n"
-        "for slug in builtin_problems(): c.describe(slug, None)\n"
+        "from problems.distributed.registry import distributed_problems\n"
+        "for slug in [*builtin_problems(), *distributed_problems()]: c.describe(slug, None)\n"
         "print(sorted(m for m in ('torch', 'discord') if m in sys.modules))"
     )
     out = subprocess.run(
