@@ -3,7 +3,9 @@ client can re-read from any point, cancellation, and retention of finished jobs.
 queue of its world size, which that size's rank slots serve (runner/daemon/routing.py chooses).
 
 Jobs live in memory. If the runner restarts, the bot re-posts them (POST /v1/jobs is idempotent on the
-submission id) or requeues them elsewhere (DESIGN §2.6).
+submission id) or requeues them elsewhere (DESIGN §2.6). A re-post of a job that finished without a verdict
+(`host_busy`: its host could not judge it) runs it again as a new job: the dispatcher re-posts such a job to retry
+it, and the old answer would only repeat itself.
 
 Kept as one module: the queues, the slots' loops and the jobs' records change together under one event loop, and
 every query (position, room, idleness) reads all of them.
@@ -129,6 +131,17 @@ class Job:
         )
 
 
+# Answers that are no verdict on the submission: the dispatcher re-posts such a job to run it again.
+NO_VERDICT_CODES = frozenset({"host_busy"})
+
+
+def _without_verdict(job: Job) -> bool:
+    """Whether the job finished with an answer that judged nothing (its host was too busy, or a rank was killed
+    from outside the job)."""
+    error = job.result.error if job.result is not None else None
+    return job.state == "done" and error is not None and error.code in NO_VERDICT_CODES
+
+
 @dataclass(eq=False)
 class _Validation:
     request: ValidateRequest
@@ -234,6 +247,10 @@ class JobManager:
     def submit(self, request: JobRequest) -> tuple[Job, bool]:
         """Queue a job, or return the one this submission id already has (False: not created)."""
         existing = self.by_submission.get(request.submission_id)
+        if existing is not None and existing.request == request and _without_verdict(existing):
+            # The dispatcher's retry of a run this runner could not judge: the old answer would only repeat itself.
+            log.info("job %s (submission %s) had no verdict; running it again", existing.id, request.submission_id)
+            existing = None
         if existing is not None:
             if existing.request != request:
                 raise JobConflictError(
