@@ -72,6 +72,7 @@ SLOW_MODULES: frozenset[str] = frozenset(
         "store/test_fleet.py",
         "store/test_fleet_cli.py",
         "store/test_fleet_distributed.py",
+        "store/test_fleet_distributed_faults.py",
         "store/test_fleet_faults.py",
         "store/test_fleet_health_probes.py",
         "store/test_fleet_registry.py",

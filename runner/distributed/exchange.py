@@ -13,6 +13,14 @@ from typing import Any, TypedDict
 LayoutEntry = tuple[str, Any]
 # How a rank's error begins when it only saw a peer stop, so the harness can name the rank that stopped first.
 PEER_STOPPED = "a peer rank stopped"
+# The harness's own words for a rank that left no error of its own (`harness.wait_for_ranks`): the exit status of
+# one that wrote nothing to stderr, and how a rank it killed at its deadline begins (it kills the rest with it).
+# The runner reads them back from the result's log to tell a rank killed from outside the job from a submission
+# that crashed (runner/job/distributed.py); tests/runner/test_distributed_faults.py holds the harness to them.
+RANK_EXITED = "exited with status "
+RANK_TIMED_OUT = "timed out: "
+# How the result's log heads each rank's error (runner/distributed/job.py: `job_result`).
+RANK_LOG_HEADER = "rank {rank}:"
 
 
 class CaseWork(TypedDict):

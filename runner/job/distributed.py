@@ -5,18 +5,28 @@ The daemon never imports torch or the submission: as for one device, a crash, a 
 error result here. The whole tree (the harness and every rank) is one sandboxed process group under the slot's job
 uid, with the job's memory limit over all of it, and it is killed together at the job's deadline. The events the
 client sees are told from the harness's result line once the run ends: its cases, then `done`.
+
+A rank killed by SIGKILL that neither the runner (its deadline, its memory limit) nor the harness (its own
+deadline) killed was killed from outside the job: by the host's OOM killer while the job kept within its limit, or
+by an operator. That is no verdict on the submission, so the job is answered `host_busy`, which costs no quota and
+which the dispatcher runs again (docs/distributed.md, "Faults"). As on one device, only the runner's own memory
+watch (or its cgroup's OOM count) says that a job used too much memory; a rank that crashed by itself (a segfault,
+an abort, `os._exit`) stays the submission's error.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import signal
 import time
 from collections.abc import Awaitable, Callable
 
 from pydantic import ValidationError
 
-from contract.wire import JobEvent, JobRequest, SubmissionResult
+from contract.wire import ErrorInfo, JobEvent, JobRequest, SubmissionResult
+from runner.distributed.exchange import RANK_EXITED, RANK_LOG_HEADER, RANK_TIMED_OUT
 from runner.host.devices import ranks_device_name
 from runner.host.executor import Executor, job_name
 from runner.host.process import SandboxedProcess, describe_exit, describe_memory_limit
@@ -33,6 +43,38 @@ HARNESS_MARGIN_S = 40.0
 MIN_COLLECTIVE_TIMEOUT_S = 5.0
 EXIT_GRACE_S = 10.0
 SOLUTION_FILE = "solution.py"
+
+
+# A rank's heading in the result's log, and what the harness says of a rank that died by SIGKILL without a word.
+_BEFORE, _AFTER = RANK_LOG_HEADER.split("{rank}")
+_RANK_HEADER = re.compile(rf"{re.escape(_BEFORE)}(\d+){re.escape(_AFTER)}")
+_KILLED = f"{RANK_EXITED}{-signal.SIGKILL}"
+
+
+def rank_log_entries(log_text: str) -> dict[int, str]:
+    """Each rank's error in a harness result's log, by rank (the log heads each with `rank N:`)."""
+    entries: dict[int, list[str]] = {}
+    current: list[str] | None = None
+    for line in log_text.splitlines():
+        header = _RANK_HEADER.fullmatch(line)
+        if header is not None:
+            current = entries.setdefault(int(header.group(1)), [])
+        elif current is not None:
+            current.append(line)
+    return {rank: "\n".join(lines).strip() for rank, lines in entries.items()}
+
+
+def ranks_killed_from_outside(error: ErrorInfo | None) -> list[int]:
+    """The ranks of a run that stopped because something outside the job killed them with SIGKILL: ranks that
+    died without a word of their own, in a run the harness did not stop at its deadline (its kill of the ranks
+    still running reads the same). A rank that crashed by itself (a segfault, an abort, `os._exit`) ends
+    otherwise, and stays the submission's error. The caller has ruled out the runner's own kills."""
+    if error is None or error.code != "runtime_error" or not error.log:
+        return []
+    entries = rank_log_entries(error.log)
+    if any(text.startswith(RANK_TIMED_OUT) for text in entries.values()):
+        return []
+    return sorted(rank for rank, text in entries.items() if text == _KILLED)
 
 
 def collective_timeout(executor: Executor) -> float:
@@ -110,6 +152,9 @@ async def _harness_result(run: _DistributedRun, executor: Executor, job: JobDir,
                 result = SubmissionResult.model_validate_json(line)
             except ValidationError:
                 return run.fail("internal", "The distributed harness wrote a result that does not parse.")
+            killed = ranks_killed_from_outside(result.error)
+            if killed and result.error is not None:
+                return _killed_from_outside(run, killed, result.error)
             return result.model_copy(update={"notes": source_notes(request.language, request.source) + result.notes})
         returncode = await proc.wait(EXIT_GRACE_S)
         output = await proc.output()
@@ -123,6 +168,24 @@ async def _harness_result(run: _DistributedRun, executor: Executor, job: JobDir,
             return run.fail("internal", "The distributed harness stopped answering; it has been logged.", output)
         code, message = describe_exit(returncode, executor.max_file_mb)
         return run.fail(code if code != "crashed" else "internal", message, output)
+
+
+def _killed_from_outside(run: _DistributedRun, killed: list[int], error: ErrorInfo) -> SubmissionResult:
+    """The answer for a run whose ranks were killed from outside: no verdict (what the peers then raised is only
+    the loss of those ranks), the ranks' output kept in the log for whoever looks into the host."""
+    names = ", ".join(str(rank) for rank in killed)
+    log.warning(
+        "job %s: rank %s killed by SIGKILL from outside the job (not its deadline, not its memory limit); "
+        "answered host_busy so that it runs again",
+        run.request.submission_id,
+        names,
+    )
+    ranks = f"Rank {names} of this run was" if len(killed) == 1 else f"Ranks {names} of this run were"
+    message = (
+        f"{ranks} killed (SIGKILL) from outside the job while it ran, not for its memory or its time: no verdict "
+        "on your submission, and no quota used. The service runs it again while it has attempts left."
+    )
+    return run.fail("host_busy", message, error.log or "")
 
 
 async def run_distributed_job(
