@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from runner.distributed.cuda_build import build_solution
 from runner.distributed.device_release import create_flag
 from runner.distributed.exchange import (
     PEER_STOPPED,
+    RANK_EXITED,
+    RANK_TIMED_OUT,
     CaseResult,
     CaseWork,
     LayoutEntry,
@@ -217,10 +220,14 @@ def wait_for_ranks(processes: list[subprocess.Popen[bytes]], deadline: float) ->
             for other in processes:
                 other.kill()
             process.communicate()
-            errors[rank] = "timed out: a rank still ran at the deadline (a collective no peer joined?)"
+            errors[rank] = f"{RANK_TIMED_OUT}a rank still ran at the deadline (a collective no peer joined?)"
             continue
-        if process.returncode != 0:
-            errors[rank] = stderr.decode(errors="replace")[-2000:] or f"exited with status {process.returncode}"
+        if process.returncode == -signal.SIGKILL:
+            # Only the status: a rank killed from outside is told apart by it (runner.job.distributed), whatever
+            # it printed before.
+            errors[rank] = f"{RANK_EXITED}{process.returncode}"
+        elif process.returncode != 0:
+            errors[rank] = stderr.decode(errors="replace")[-2000:] or f"{RANK_EXITED}{process.returncode}"
     return errors
 
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from contract.wire import ErrorInfo, JobRequest
 from problems.distributed.registry import get_distributed_problem
@@ -63,6 +64,21 @@ def _error(rank_errors: dict[int, str]) -> ErrorInfo:
 
 def test_the_harness_says_a_rank_killed_by_sigkill_exited_with_status_minus_nine() -> None:
     errors = wait_for_ranks([_rank("pass"), _killed_from_outside()], time.monotonic() + DEADLINE_S)
+    assert errors == {1: f"{RANK_EXITED}{-signal.SIGKILL}"}
+
+
+def test_a_rank_killed_after_printing_to_stderr_is_still_said_to_be_killed(tmp_path: Path) -> None:
+    # What the rank wrote before the kill would otherwise stand in for its status, and the kill read as a crash.
+    written = tmp_path / "written"
+    process = _rank(
+        "import pathlib, sys, time; sys.stderr.write('warming up'); sys.stderr.flush(); "
+        f"pathlib.Path({str(written)!r}).touch(); time.sleep(600)"
+    )
+    waited = time.monotonic() + DEADLINE_S
+    while not written.exists() and time.monotonic() < waited:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    errors = wait_for_ranks([_rank("pass"), process], time.monotonic() + DEADLINE_S)
     assert errors == {1: f"{RANK_EXITED}{-signal.SIGKILL}"}
 
 
