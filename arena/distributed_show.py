@@ -165,7 +165,7 @@ def distributed_sheet_text(problem: DistributedProblem, sheet: dict[str, Any]) -
         problem.description,
         "",
         f"Python (every rank runs it):\n  {sheet['signatures']['python']}",
-        f"CUDA (defined, not compiled yet):\n  {sheet['signatures']['cuda']}",
+        f"CUDA (built against NCCL; submissions take .py only for now):\n  {sheet['signatures']['cuda']}",
         "One rank's parameters, in order (then rank, world_size and group):",
         *(f"  {p['name']}: {p['summary']}" for p in sheet["parameters"]),
         f"FLOPs: {problem.flops_formula}",
