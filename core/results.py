@@ -142,9 +142,12 @@ def _stored_profile(job_id: int, report: ProfileReport) -> profiles.StoredProfil
 SERVICE_FAULTS = frozenset({"internal", "host_busy"})
 
 
-async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str) -> bool:
+async def record_result(
+    pool: asyncpg.Pool, lease: Lease, result: SubmissionResult, runner: str, *, started_s: float | None = None
+) -> bool:
     """Store a finished job: per-case rows, its profile, the submission's verdict and score, and its leaderboard
-    rows (ranked submissions only: a profile never enters a board).
+    rows (ranked submissions only: a profile never enters a board). `started_s`: how long ago the runner started a
+    job that was not marked running (`mark_running`); its start and its run are stored with the result.
 
     Returns False, storing nothing, when `lease` no longer holds the job.
     """
@@ -160,6 +163,7 @@ async def record_result(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
         give_back=result.error is not None and result.error.code in SERVICE_FAULTS,
         tests=result.tests,
         timings=result.timings,
+        started_s=started_s,
     )
     # A ranked result refreshes its boards and a profile stores its report: more statements, so a transaction.
     # Anything else is one statement (`finish_with_result`), its own transaction.
@@ -203,6 +207,8 @@ async def _record_the_long_way(
 ) -> tuple[submissions.Submission, jobs.FittingResult] | None:
     """Inside the caller's transaction: the result stored a statement at a time, whichever job it answers for (one
     that is not the submission's is an error of the service); None when the lease no longer holds the job."""
+    if fitting.started_s is not None:
+        await jobs.set_running(conn, lease, fitting.started_s)  # False when running already (or lost: seen next)
     # Lock order everywhere: the job row, then its submission's row.
     sub = await jobs.finish_with_submission(conn, lease, fitting.state, fitting.note)
     if sub is None:
@@ -263,9 +269,10 @@ async def _record_check(pool: asyncpg.Pool, lease: Lease, result: SubmissionResu
     return True
 
 
-async def mark_running(pool: asyncpg.Pool, lease: Lease) -> bool:
-    """The runner has started: job and submission move to `running`. False when already running or lost."""
-    return await jobs.set_running(pool, lease)
+async def mark_running(pool: asyncpg.Pool, lease: Lease, started_s: float = 0.0) -> bool:
+    """The runner started `started_s` seconds ago: job and submission move to `running`. False when already
+    running or lost."""
+    return await jobs.set_running(pool, lease, started_s)
 
 
 async def requeue_or_fail(

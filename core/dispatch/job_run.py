@@ -37,6 +37,51 @@ def job_key(job_id: int) -> str:
     return f"job-{job_id}"
 
 
+RUNNING_AFTER_S = 0.5
+"""A job is marked running (`mark_running`) once it has run this long since its runner's first event. One that ends
+sooner goes from `dispatched` to its end in the statement that stores its result, which logs its run and its start
+too: a statement and a commit fewer for every short job (a test run of a few hundred milliseconds). Only a display
+of progress waits: the job holds its lease either way, and nothing but the display reads `running`."""
+
+
+class _Start:
+    """When one job's runner first spoke, and the job's move to `running` once it has run RUNNING_AFTER_S."""
+
+    def __init__(self, marked: bool) -> None:
+        self.marked = marked
+        self._first_event: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self.marking: asyncio.Task[None] | None = None
+
+    def heard(self, mark: Callable[[], Awaitable[None]]) -> None:
+        """The runner spoke: from its first event on, `mark` runs after RUNNING_AFTER_S (once)."""
+        if self.marked or self._first_event is not None:
+            return
+        self._first_event = time.monotonic()
+        self._timer = asyncio.get_running_loop().call_later(RUNNING_AFTER_S, self._start_marking, mark)
+
+    def _start_marking(self, mark: Callable[[], Awaitable[None]]) -> None:
+        self.marking = asyncio.create_task(mark(), name="mark-running")
+
+    def elapsed(self) -> float:
+        """Seconds since the runner's first event (0 before it)."""
+        return 0.0 if self._first_event is None else time.monotonic() - self._first_event
+
+    def unmarked_for(self) -> float | None:
+        """How long the job has run without being marked running, or None when it was marked (or never started)."""
+        return None if self.marked or self._first_event is None else self.elapsed()
+
+    async def settle(self) -> None:
+        """No mark from now on; one already under way finishes first, so that its job is not told apart twice."""
+        self.stop()
+        if self.marking is not None:
+            await asyncio.gather(self.marking, return_exceptions=True)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
 def _host_busy(result: SubmissionResult) -> bool:
     return result.error is not None and result.error.code == "host_busy"
 
@@ -61,6 +106,9 @@ class JobRuns:
         # The dispatcher's: the specs its claims read, by job id; a job's run takes its own when it posts the job.
         self._specs = specs
         self._on_event = on_event
+        # Each job's start, by job id, while it runs here; and the marks under way (each task held until it ends).
+        self._starts: dict[int, _Start] = {}
+        self._markings: set[asyncio.Task[None]] = set()
 
     async def _store(self, what: str, lease: Lease, step: Callable[[], Awaitable[T]]) -> T:
         """Run a store step, waiting out an outage: a job's result is never dropped because the database was
@@ -83,6 +131,7 @@ class JobRuns:
 
     async def execute(self, lease: Lease, runner: JobRunner, *, attach: bool) -> SubmissionResult | None:
         heartbeat = asyncio.create_task(self._heartbeat(lease))
+        start = self._starts[lease.job_id] = _Start(marked=lease.state == "running")
         try:
             result = await self._run_while_live(lease, runner, heartbeat, attach=attach)
             if result is None:
@@ -92,14 +141,25 @@ class JobRuns:
                 # again after the usual backoff, on this runner or another.
                 await self.retry(lease, "the runner's host was too busy to check the timing")
                 return None
+            await start.settle()
+            started_s = start.unmarked_for()
             recorded = await self._store(
-                "store the result", lease, lambda: record_result(self._pool, lease, result, runner.name)
+                "store the result",
+                lease,
+                lambda: record_result(self._pool, lease, result, runner.name, started_s=started_s),
             )
             if not recorded:
                 log.warning("job %d: lease lost before the result was stored; dropping it", lease.job_id)
                 return None
             return result
         finally:
+            start.stop()
+            if self._starts.get(lease.job_id) is start:
+                del self._starts[lease.job_id]
+            if start.marking is not None and not start.marking.done():
+                # Fenced by the lease like every change: left to end on its own (a requeue made it a no-op).
+                self._markings.add(start.marking)
+                start.marking.add_done_callback(self._markings.discard)
             heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await heartbeat
@@ -198,18 +258,11 @@ class JobRuns:
         return await runner.run(job_key(lease.job_id), request, sink)
 
     def _sink(self, lease: Lease, runner: JobRunner) -> EventCallback:
-        started = lease.state == "running"
+        start = self._starts.get(lease.job_id) or _Start(marked=lease.state == "running")
 
         async def on_event(event: JobEvent) -> None:
-            nonlocal started
             self._watch.runner_up(runner)  # it spoke
-            if not started:
-                try:
-                    await mark_running(self._pool, lease)
-                    started = True
-                except STORE_OUTAGE_ERRORS as exc:
-                    # Only a display of progress: the result, stored later, moves the job on from `dispatched`.
-                    log.warning("job %d: could not mark it running (%s); will try on the next event", lease.job_id, exc)
+            start.heard(lambda: self._mark_running(lease, start))
             if self._on_event is not None and not lease.podium_check:  # a check's progress is nobody's to follow
                 try:
                     maybe = self._on_event(lease.submission_id, event)
@@ -220,6 +273,16 @@ class JobRuns:
                     log.exception("submission %d: the event hook failed", lease.submission_id)
 
         return on_event
+
+    async def _mark_running(self, lease: Lease, start: _Start) -> None:
+        try:
+            await mark_running(self._pool, lease, start.elapsed())
+            start.marked = True
+        except STORE_OUTAGE_ERRORS as exc:
+            # Only a display of progress: the result, stored later, moves the job on from `dispatched`.
+            log.warning("job %d: could not mark it running (%s); its result will", lease.job_id, exc)
+        except Exception:
+            log.exception("job %d: could not mark it running; its result will", lease.job_id)
 
     async def retry(self, lease: Lease, reason: str, *, backoff: bool = True) -> None:
         """Requeue the job (after a back-off, unless the runner is known gone), or fail it once it used its

@@ -101,7 +101,7 @@ moved AS (
 ),
 logged AS (
     INSERT INTO job_transitions (job_id, from_state, to_state, attempt, owner, note)
-    SELECT job_id, from_state, state, attempts, owner, {note} FROM moved
+    {logged}
 ){after}
 {answer}
 """
@@ -115,18 +115,25 @@ def _move_sql(
     *,
     before: str | None = None,
     steps: Sequence[tuple[str, str]] = (),
+    logged: str | None = None,
     answer: str = "SELECT * FROM moved",
 ) -> str:
     """The move statement; `after` is one more data-modifying step on `moved`, run in the same statement, and
     `steps` more of them, each (name, body), which `answer` and later steps may read; `before` a CTE that `picked`
-    may read; `answer` what the statement returns (the moved jobs' leases)."""
+    may read; `logged` the moves logged, when not one a job (`_LOGGED`); `answer` what the statement returns (the
+    moved jobs' leases)."""
     # Only constant SQL fragments from the store are formatted in; values always travel as $n parameters.
     extra = f",\nafter_move AS ({after})" if after else ""
     extra += "".join(f",\n{name} AS ({body})" for name, body in steps)
     head = f"{before},\n" if before else ""
+    rows = logged if logged is not None else _LOGGED.format(note=note)
     return _MOVE.format(
-        before=head, picked=picked, sets=sets, lease=_LEASE_COLUMNS, note=note, after=extra, answer=answer
+        before=head, picked=picked, sets=sets, lease=_LEASE_COLUMNS, logged=rows, after=extra, answer=answer
     )
+
+
+# Each moved job's move, as `_move_sql` logs it unless told otherwise.
+_LOGGED = "SELECT job_id, from_state, state, attempts, owner, {note} FROM moved"
 
 
 def _lease(row: object) -> Lease:
@@ -430,23 +437,30 @@ def _fenced(states: str) -> str:
     return f"SELECT id, state FROM jobs WHERE id = $1 AND lease_token = $2 AND state IN ({states}) FOR UPDATE"
 
 
-# The job's submission moves with it (as `submissions.set_status` moves it), in the same statement.
-_SUBMISSION_RUNNING = """UPDATE submissions s SET status = 'running', started_at = coalesce(s.started_at, now())
+# The job's submission moves with it (as `submissions.set_status` moves it), in the same statement. $3: how long ago
+# the runner started the job (its first event), in seconds.
+_STARTED_AT = "coalesce({alias}.started_at, now() - make_interval(secs => $3))"
+_SUBMISSION_RUNNING = f"""UPDATE submissions s SET status = 'running', started_at = {_STARTED_AT.format(alias="s")}
     FROM moved WHERE s.id = moved.submission_id AND NOT moved.podium_check"""
 
 
-async def set_running(conn: Conn, lease: Lease) -> bool:
-    """The runner started the job: the job and its submission move to `running`, in one statement (the runner's
-    first event, once a job; lock order as everywhere, the job's row before its submission's). False when this
-    lease no longer holds the job."""
+async def set_running(conn: Conn, lease: Lease, started_s: float = 0.0) -> bool:
+    """The runner started the job `started_s` seconds ago: the job and its submission move to `running`, in one
+    statement (lock order as everywhere, the job's row before its submission's). False when this lease no longer
+    holds the job, or it is running already.
+
+    A dispatcher marks a job running only once it has run for a moment (`core.dispatch.job_run.RUNNING_AFTER_S`):
+    a job that ends sooner goes from `dispatched` to its end in one statement, which logs its run too
+    (`finish_with_result`)."""
     row = await conn.fetchrow(
         _move_sql(
             _fenced("'dispatched'"),
-            "state = 'running', started_at = coalesce(j.started_at, now())",
+            f"state = 'running', started_at = {_STARTED_AT.format(alias='j')}",
             after=_SUBMISSION_RUNNING,
         ),
         lease.job_id,
         lease.token,
+        started_s,
     )
     return row is not None
 
@@ -514,7 +528,17 @@ _RESULT_FITS = """SELECT j.id, j.state FROM jobs j
     WHERE j.id = $1 AND j.lease_token = $2 AND j.state IN ('dispatched', 'running') AND NOT j.podium_check
       AND (p.slug, s.problem_version, s.dtype, s.mode, s.language) = ($5, $6, $7, $8, $9)
     FOR UPDATE OF j"""
-_RESULT_ARGS = 10  # $1-$9 above; $10 whether the user's rate-limit token goes back; the outcome's from $11 on
+# $1-$9 above; $10 whether the user's rate-limit token goes back; $11 how long ago the runner started a job not yet
+# marked running (NULL: it was marked, or it is not known); the outcome's values from $12 on.
+_RESULT_ARGS = 11
+# A job that ends while still `dispatched` ran all the same: its move to `running` is logged before its end, in the
+# order they happened (an Append runs its branches in order, so the first takes the lower id).
+_RESULT_STARTED = "now() - make_interval(secs => $11::float8)"
+_RESULT_LOGGED = """SELECT job_id, 'dispatched', 'running', attempts, owner, NULL FROM moved
+        WHERE from_state = 'dispatched' AND $11::float8 IS NOT NULL
+    UNION ALL
+    SELECT job_id, CASE WHEN from_state = 'dispatched' AND $11::float8 IS NOT NULL THEN 'running' ELSE from_state END,
+           state, attempts, owner, $4 FROM moved"""
 
 
 @dataclass(frozen=True)
@@ -530,6 +554,8 @@ class FittingResult:
     give_back: bool
     tests: list[TestOutcome]
     timings: list[CaseTiming]
+    started_s: float | None = None
+    """How long ago the runner started the job, when the dispatcher has not marked it running (`set_running`)."""
 
 
 async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) -> Submission | None:
@@ -541,24 +567,27 @@ async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) ->
 
     One statement is one transaction: the usual result (no board to refresh, no profile) costs one round trip, in
     place of five (BEGIN, the finish, the outcome, the case rows, COMMIT). Lock order as everywhere: the job's row
-    (in `picked`) before its submission's (in `outcome`)."""
+    (in `picked`) before its submission's (in `outcome`). A job still `dispatched` (its run was too short to be
+    marked running) gets its start and its move to `running` here too, from `result.started_s`."""
     _check_final(result.state)
     first_case = _RESULT_ARGS + len(submissions.outcome_args(lease.job_id, result.outcome)) + 1
     steps = (
         (
             "outcome",
-            f"""UPDATE submissions s SET {submissions.outcome_sets(_RESULT_ARGS + 1)}
+            f"""UPDATE submissions s SET {submissions.outcome_sets(_RESULT_ARGS + 1)},
+                started_at = coalesce(s.started_at, {_RESULT_STARTED})
             FROM moved, problems p WHERE s.id = moved.submission_id AND p.id = s.problem_id
             RETURNING {submissions.SUBMISSION_COLUMNS}""",
         ),
         (
             "given_back",
             "UPDATE rate_limits r SET tokens = r.tokens + 1 FROM outcome o "
-            f"WHERE ${_RESULT_ARGS}::boolean AND r.user_id = o.user_id AND r.mode = o.mode",
+            "WHERE $10::boolean AND r.user_id = o.user_id AND r.mode = o.mode",
         ),
         ("cases", submissions.case_rows_sql(first_case, "moved.job_id", "moved")),
     )
-    sql = _move_sql(_RESULT_FITS, _FINISH_SETS, "$4", steps=steps, answer="SELECT * FROM outcome")
+    sets = f"{_FINISH_SETS}, started_at = coalesce(j.started_at, {_RESULT_STARTED})"
+    sql = _move_sql(_RESULT_FITS, sets, steps=steps, logged=_RESULT_LOGGED, answer="SELECT * FROM outcome")
     row = await conn.fetchrow(
         sql,
         lease.job_id,
@@ -567,6 +596,7 @@ async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) ->
         result.note,
         *result.answers_for,
         result.give_back,
+        result.started_s,
         *submissions.outcome_args(lease.job_id, result.outcome),
         *submissions.case_arrays(result.tests, result.timings),
     )

@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from contract.wire import JobEvent, JobRequest, SubmissionResult
-from core.dispatch import Dispatcher, RunnerPool
+from core.dispatch import Dispatcher, RunnerPool, job_run
 from core.errors import RunnerLostError
 from core.results import record_result
 from core.settings import DispatchSettings, Settings
@@ -82,6 +82,45 @@ async def test_a_queued_job_goes_to_an_idle_runner_and_its_result_is_recorded(po
     assert moves == [("queued", "dispatched"), ("dispatched", "running"), ("running", "done")]
     stored = await submission(pool, receipt.submission_id)
     assert (stored.status, stored.score, stored.runner) == ("passed", 10.0, "gpu-box-1")
+
+
+async def _run_one(pool: asyncpg.Pool, settings: Settings, seconds: float) -> tuple[int, list[jobs.Transition]]:
+    """One job through a dispatcher, on a runner that takes `seconds` after its first event."""
+
+    async def takes_a_while(_key: str, req: JobRequest) -> SubmissionResult:
+        await asyncio.sleep(seconds)
+        return result_for(req, 10.0)
+
+    await add_problems(pool)
+    receipt = await submit(pool, request("alice", mode="benchmark"), ROOMY)
+    async with running(Dispatcher(pool, RunnerPool([ScriptedRunner("box", takes_a_while)]), settings.dispatch)):
+        await wait_for_state(pool, receipt.job_id, FINAL)
+    return receipt.job_id, await jobs.transitions(pool, receipt.job_id)
+
+
+async def _moves_at(pool: asyncpg.Pool, job_id: int) -> list[tuple[str, object]]:
+    rows = await pool.fetch("SELECT to_state, at FROM job_transitions WHERE job_id = $1 ORDER BY id", job_id)
+    return [(r["to_state"], r["at"]) for r in rows]
+
+
+async def test_a_job_shorter_than_the_running_mark_logs_its_run_with_its_result(pool: asyncpg.Pool, settings: Settings):
+    job_id, moves = await _run_one(pool, settings, 0.0)
+    assert [(t.from_state, t.to_state) for t in moves] == [("queued", "dispatched"), ("dispatched", "running"),
+                                                           ("running", "done")]  # fmt: skip
+    at = dict(await _moves_at(pool, job_id))
+    assert at["running"] == at["done"], "one statement stored the run and the result"
+    job = await pool.fetchrow("SELECT started_at, finished_at FROM jobs WHERE id = $1", job_id)
+    assert job["started_at"] is not None and job["started_at"] <= job["finished_at"]
+
+
+async def test_a_job_that_runs_on_is_marked_running_while_it_runs(pool: asyncpg.Pool, settings: Settings):
+    job_id, moves = await _run_one(pool, settings, job_run.RUNNING_AFTER_S + 1.0)
+    assert [t.to_state for t in moves] == ["dispatched", "running", "done"]
+    at = dict(await _moves_at(pool, job_id))
+    assert (at["done"] - at["running"]).total_seconds() > 0.5  # type: ignore[operator]
+    job = await pool.fetchrow("SELECT started_at, dispatched_at FROM jobs WHERE id = $1", job_id)
+    # The start is the runner's first event, not the mark's moment.
+    assert (job["started_at"] - job["dispatched_at"]).total_seconds() < job_run.RUNNING_AFTER_S
 
 
 async def test_jobs_only_go_to_runners_of_their_gpu_type(pool: asyncpg.Pool, settings: Settings):
