@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from contract.precision import SassAudit
 from contract.wire import (
@@ -71,8 +71,16 @@ log = logging.getLogger(__name__)
 
 EventSink = Callable[[JobEvent], None]
 Ready = Callable[[], bool]
-AuditSource = Callable[[], "SassAudit | None"]
 """Blocks until the submission may be loaded (its library built); False when the job ended before that."""
+
+
+class AuditSource(Protocol):
+    """The runner's precision audit, in two halves: `ask` once the tests have passed (a Python run's cubins are
+    read only then), `read` when the judge needs the audit (None when none came)."""
+
+    def ask(self) -> None: ...
+
+    def read(self) -> SassAudit | None: ...
 
 
 class WithdrawnError(Exception):
@@ -310,10 +318,13 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
         if req.mode == "ranked":
             _verify_holdout(ev, link, seed)
         _collect_output(ev, link)
-    _audit_precision(ev)
+    if ev.read_audit is not None and _audited(ev):
+        ev.read_audit.ask()
     if req.mode == "test":
+        _audit_precision(ev)
         return ev.result("passed")
     if req.mode == "profile":
+        _audit_precision(ev)
         # The runner profiles the case in a process of its own (runner.profiling.run); the judge only names it.
         return ev.result("passed", profile=profile_target(ev.problem, cases, req.dtype, req.profile_case))
 
@@ -328,6 +339,10 @@ def _run(ev: Evaluation, link: LauncherLink, ready: Ready) -> SubmissionResult:
             ev.timings.append(timing)
             ev.events.emit("benchmark_case", index=index, count=len(cases), timing=timing)
         _collect_output(ev, link)
+    # Read after the timing, not before it: the runner's cuobjdump then runs while the cases are timed (on an H100
+    # it kept a small matmul's job waiting 0.71 s before its first case). A ranked run below the board's precision
+    # is refused all the same, its timings unused.
+    _audit_precision(ev)
     return ev.result("passed")
 
 
@@ -359,15 +374,20 @@ def _audit_precision(ev: Evaluation) -> None:
     (`runner.judge.precision`). A CUDA build's SASS was read while the tests ran; the cubins Triton compiled for a
     Python run on a GPU are read now, once the tests and hidden shapes have compiled every kernel they call. On the
     CPU a Python run compiles nothing to audit, and the judge asks for nothing."""
-    if ev.read_audit is None or (ev.request.language != "cuda" and ev.device_kind != "gpu"):
+    if ev.read_audit is None or not _audited(ev):
         return
     with ev.phase("audit"):  # the wait for the daemon's cuobjdump
-        ev.audit = ev.read_audit()
+        ev.audit = ev.read_audit.read()
     if ev.audit is None or ev.request.mode != "ranked":
         return
     message = precision.refusal(ev.problem, ev.request.dtype, ev.audit)
     if message is not None:
         raise PrecisionError(message)
+
+
+def _audited(ev: Evaluation) -> bool:
+    """Whether this run has code to audit: a CUDA build, or Triton cubins of a Python run on a GPU."""
+    return ev.request.language == "cuda" or ev.device_kind == "gpu"
 
 
 def profile_target(problem: Problem, cases: Sequence[TestCase], dtype: str, index: int | None) -> ProfileReport:

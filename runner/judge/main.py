@@ -73,15 +73,26 @@ def _read_peaks(path: Path | None) -> MeasuredPeaks | None:
     return MeasuredPeaks.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def read_audit(gate: Gate, path: Path | None, *, tested: bool = False) -> SassAudit | None:
-    """The precision audit, once the runner says it is written; None when the gate closed first (the job is
-    ending), or no file came (no Triton cubin to read, or a judge run by hand). `tested`: tell the runner first
-    that the tests passed (a Python run, whose cubins the runner reads only then)."""
-    if tested and not gate.tell(b"tested"):
-        return None
-    if not gate.passed(b"audited", last=True) or path is None or not path.is_file():
-        return None
-    return SassAudit.model_validate_json(path.read_text(encoding="utf-8"))
+class GateAudit:
+    """The precision audit through the gate (`runner.judge.evaluate.AuditSource`): `ask` tells the runner that the
+    tests passed (a Python run, whose cubins the runner reads only then; a CUDA build's audit needs no asking),
+    `read` waits until the runner says the audit is written. None when the gate closed first (the job is ending),
+    or no file came (no Triton cubin to read, or a judge run by hand)."""
+
+    def __init__(self, gate: Gate, path: Path | None, *, tested: bool) -> None:
+        self.gate, self.path, self.tested = gate, path, tested
+        self.asked = not tested
+
+    def ask(self) -> None:
+        if self.tested:
+            self.asked = self.gate.tell(b"tested")
+
+    def read(self) -> SassAudit | None:
+        if not self.asked or not self.gate.passed(b"audited", last=True):
+            return None
+        if self.path is None or not self.path.is_file():
+            return None
+        return SassAudit.model_validate_json(self.path.read_text(encoding="utf-8"))
 
 
 def audits(request: JobRequest) -> bool:
@@ -129,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             link,
             peaks,
             ready=lambda: gate.passed(b"built", last=not audited),
-            audit=(lambda: read_audit(gate, args.sass_audit, tested=tested)) if audited else None,
+            audit=GateAudit(gate, args.sass_audit, tested=tested) if audited else None,
         )
     finally:
         link.close()

@@ -27,7 +27,7 @@ from runner.host.sass_audit import cuobjdump_path, kernel_name, matrix_uses, ope
 from runner.host.triton_cubins import CacheLocation
 from runner.job.precision_audit import launcher_cache, write_audit, write_cubin_audit
 from runner.judge import precision
-from runner.judge.main import Gate, audits, read_audit
+from runner.judge.main import Gate, GateAudit, audits
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -325,6 +325,13 @@ def test_the_daemon_reads_the_triton_caches_cubins_in_the_sandbox(tmp_path: Path
 # -- the gate's hand-off: `tested` from the judge, `audited` back -------------------------------------------------
 
 
+def read_audit(gate: Gate, target: Path) -> SassAudit | None:
+    """The judge's whole hand-off of a Python run: `tested`, then the wait for `audited`."""
+    audit = GateAudit(gate, target, tested=True)
+    audit.ask()
+    return audit.read()
+
+
 def _gate_pair() -> tuple[WarmWorker, Gate]:
     ours, judges = socket.socketpair()
     warm = WarmWorker(processes=None, go_fd=ours.detach(), slot_index=0, gpu_visible=True)  # type: ignore[arg-type]
@@ -338,7 +345,7 @@ def test_the_judge_says_tested_and_reads_the_audit_once_audited(tmp_path: Path) 
 
     def judge() -> SassAudit | None:
         assert gate.passed(b"go") and gate.passed(b"built")
-        return read_audit(gate, target, tested=True)
+        return read_audit(gate, target)
 
     async def daemon() -> SassAudit | None:
         judging = asyncio.ensure_future(asyncio.to_thread(judge))
@@ -352,6 +359,41 @@ def test_the_judge_says_tested_and_reads_the_audit_once_audited(tmp_path: Path) 
 
     assert asyncio.run(daemon()) == found
     assert warm.go_fd == -1
+
+
+def test_the_judge_asks_for_the_audit_before_timing_and_reads_it_after(tmp_path: Path) -> None:
+    # `ask` returns at once, so the runner's cuobjdump runs while the judge times the cases; `read` then finds the
+    # audit the runner wrote meanwhile.
+    warm, gate = _gate_pair()
+    target = tmp_path / "sass_audit.json"
+    found = _audit(("HMMA.16816.F32", "fp16"))
+
+    async def daemon() -> SassAudit | None:
+        warm.go()
+        warm.built(audit_follows=True)
+        assert gate.passed(b"go") and gate.passed(b"built")
+        audit = GateAudit(gate, target, tested=True)
+        audit.ask()  # no wait: the judge goes on to its benchmark
+        assert await asyncio.wait_for(warm.tested(), 10)
+        target.write_text(found.model_dump_json())
+        warm.audited()
+        return await asyncio.to_thread(audit.read)
+
+    assert asyncio.run(daemon()) == found
+
+
+def test_a_cuda_build_s_audit_is_read_without_asking(tmp_path: Path) -> None:
+    warm, gate = _gate_pair()
+    target = tmp_path / "sass_audit.json"
+    found = _audit(("HMMA.16816.F32", "fp16"))
+    warm.go()
+    warm.built(audit_follows=True)
+    assert gate.passed(b"go") and gate.passed(b"built")
+    target.write_text(found.model_dump_json())
+    warm.audited()
+    audit = GateAudit(gate, target, tested=False)
+    audit.ask()  # nothing to tell: the build's SASS is read while the tests run
+    assert audit.read() == found
 
 
 def test_with_nothing_to_audit_the_round_trip_is_quick_and_reads_no_file(tmp_path: Path) -> None:
@@ -369,7 +411,7 @@ def test_with_nothing_to_audit_the_round_trip_is_quick_and_reads_no_file(tmp_pat
 
         auditing = asyncio.ensure_future(audit())
         start = time.perf_counter()
-        read = await asyncio.to_thread(read_audit, gate, target, tested=True)
+        read = await asyncio.to_thread(read_audit, gate, target)
         seconds = time.perf_counter() - start
         await auditing
         return read, seconds
@@ -385,7 +427,7 @@ def test_a_gate_closed_after_built_lets_the_judge_through_at_once(tmp_path: Path
     warm.go()
     warm.built()
     assert gate.passed(b"go") and gate.passed(b"built")
-    assert read_audit(gate, tmp_path / "sass_audit.json", tested=True) is None
+    assert read_audit(gate, tmp_path / "sass_audit.json") is None
 
 
 def test_the_daemon_stops_waiting_when_the_judge_closes_the_gate() -> None:
