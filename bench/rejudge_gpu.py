@@ -1,7 +1,10 @@
 """Re-judging a board and a contest podium's second runs on a real GPU: an embedded store, `python -m api` (the
 API service, dispatching) and one `python -m runner serve --join` daemon that joined the pool of the GPU's type.
 
-    python3 bench/rejudge_gpu.py [--entrants 4]        # --cpu: a CPU runner, a smoke run without a GPU
+    python3 bench/rejudge_gpu.py [--entrants 4] [--runners 2]   # --cpu: CPU runners, a smoke run without a GPU
+
+`--runners 2` starts two daemons that share the GPU (gpu-a, gpu-b), so that each podium check is kept from the
+runner of its first run and runs on the other one, as in a pool of two machines.
 
 Each entrant sends a ranked vector_add run (the CUDA and Python examples in turn, each made a new source) during a
 running contest. Then:
@@ -10,7 +13,7 @@ running contest. Then:
    code; `core.rejudge.rejudge_board` re-runs them on the pool, and the board is read again: every entry timed under
    the current protocol, the old jobs still holding their case rows.
 2. The podium's second runs. The contest is made to end; the freeze queues a check of every podium run, the
-   dispatcher runs them on the pool's one runner (so each runs where its first run did), and the next freeze
+   dispatcher runs them on another runner of the pool (on the one runner there is with --runners 1), and the next freeze
    stores the board. Each check's first and second score, runner and verdict are printed.
 
 Prints the GPU, every entry before and after, each check, and a verdict line; exits 1 when a step did not happen.
@@ -68,7 +71,7 @@ async def board_lines(pool: asyncpg.Pool, gpu_type: str) -> list[str]:
     ]
 
 
-async def main(entrants: int, cpu: bool) -> int:
+async def main(entrants: int, cpu: bool, runners: int = 1) -> int:
     names = ["CPU"] if cpu else gpus()
     if not names:
         print("needs a GPU; nvidia-smi lists none")
@@ -101,19 +104,21 @@ async def main(entrants: int, cpu: bool) -> int:
                 "ARENA_DISPATCH_OWNER": "gpu-api",
             }
             procs["api"] = start([sys.executable, "-m", "api"], api_env, root / "api.log")
-            env = {
-                "RUNNER_NAME": "gpu-a",
-                "RUNNER_PORT": str(free_port()),
-                "RUNNER_DEVICE": "cpu" if cpu else "gpu",
-                "RUNNER_STATE_DIR": str(root / "state-gpu-a"),
-            }
+            names_of = [f"gpu-{chr(ord('a') + i)}" for i in range(runners)]
             argv = [sys.executable, "-m", "runner", "serve", "--join", f"http://127.0.0.1:{api_port}"]
-            procs["gpu-a"] = start([*argv, "--token-file", str(token)], env, root / "gpu-a.log")
+            for name in names_of:
+                env = {
+                    "RUNNER_NAME": name,
+                    "RUNNER_PORT": str(free_port()),
+                    "RUNNER_DEVICE": "cpu" if cpu else "gpu",
+                    "RUNNER_STATE_DIR": str(root / f"state-{name}"),
+                }
+                procs[name] = start([*argv, "--token-file", str(token)], env, root / f"{name}.log")
 
             async def joined() -> bool:
-                return "gpu-a" in {r.name for r in await fleet_store.live_runners(pool, 5.0)}
+                return set(names_of) <= {r.name for r in await fleet_store.live_runners(pool, 5.0)}
 
-            await wait_for(joined, 300, "the runner joined")
+            await wait_for(joined, 300, "the runners joined")
             now = datetime.now(UTC)
             draft = ContestDraft(
                 "cup",
@@ -184,6 +189,10 @@ async def main(entrants: int, cpu: bool) -> int:
                 )
             podium_ok = frozen is not None and waiting is not None and waiting.podium_checks
             podium_ok = podium_ok and all(c.verdict == "agreed" for c in frozen.podium.checks)  # type: ignore[union-attr]
+            if runners > 1 and frozen is not None:  # each check kept from its first run's runner, another being live
+                moved = all(c.check_runner not in (None, c.first_runner) for c in frozen.podium.checks)  # type: ignore[union-attr]
+                print(f"every check ran on another runner than its first run: {moved}")
+                podium_ok = podium_ok and moved
             if frozen is not None:
                 print("frozen podium:", ", ".join(f"#{line.place} {line.display_name}" for line in frozen.board.podium))
             ok &= bool(podium_ok)
@@ -198,6 +207,7 @@ async def main(entrants: int, cpu: bool) -> int:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entrants", type=int, default=4)
-    parser.add_argument("--cpu", action="store_true", help="a CPU runner and the `cpu` pool: a smoke run without a GPU")
+    parser.add_argument("--runners", type=int, default=1, help="runner daemons sharing the GPU (2: checks move)")
+    parser.add_argument("--cpu", action="store_true", help="CPU runners and the `cpu` pool: a smoke run without a GPU")
     args = parser.parse_args()
-    sys.exit(asyncio.run(main(args.entrants, args.cpu)))
+    sys.exit(asyncio.run(main(args.entrants, args.cpu, args.runners)))
