@@ -234,7 +234,7 @@ async def load(pool: asyncpg.Pool, cfg: Config, out: list[str]) -> Loaded:
 
 async def explain_claim(pool: asyncpg.Pool, capacity: int, out: list[str]) -> None:
     """EXPLAIN ANALYZE of one claim as the dispatcher makes it, rolled back."""
-    sql = jobs._move_sql(jobs._fair_pick(ranked=True, reserve=True), jobs._CLAIM_SETS, after=jobs._TAKE_TURN)
+    sql = jobs._move_sql(jobs._fair_pick(ranked=True, reserve=True), jobs._CLAIM_SETS, steps=jobs._CLAIM_STEPS)
     async with pool.acquire() as conn:
         tx = conn.transaction()
         await tx.start()

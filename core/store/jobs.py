@@ -97,7 +97,7 @@ _MOVE = """
 WITH {before}picked AS ({picked}),
 moved AS (
     UPDATE jobs j SET {sets} FROM picked WHERE j.id = picked.id
-    RETURNING {lease}, picked.state AS from_state, j.user_id
+    RETURNING {lease}, picked.state AS from_state, j.user_id, j.mode, j.requeued
 ),
 logged AS (
     INSERT INTO job_transitions (job_id, from_state, to_state, attempt, owner, note)
@@ -138,8 +138,8 @@ _LOGGED = "SELECT job_id, from_state, state, attempts, owner, {note} FROM moved"
 
 def _lease(row: object) -> Lease:
     r = dict(row)  # type: ignore[call-overload]
-    r.pop("from_state", None)
-    r.pop("user_id", None)
+    for column in ("from_state", "user_id", "mode", "requeued"):
+        r.pop(column, None)
     return Lease(**r)
 
 
@@ -249,14 +249,14 @@ _RESERVED_PICK = f"""SELECT * FROM (WITH short AS MATERIALIZED (
     LIMIT 1) AS reserved"""
 
 # 3. For each mode in MODE_PRIORITY order, the oldest ready job of the mode of the user who waits longest: the users
-#    with queued jobs of the mode are the rows of `queue_waiters` (V015, kept by triggers on jobs and queue_turns)
-#    whose count is above 0, in the claim's order: by their last turn on the GPU type (never served first), then by
-#    how long they have waited. The users are sorted before the lateral lookup and nothing sorts after it, so the
-#    nested loop stops at the first user with a job it can lock; SKIP LOCKED passes over a user whose only ready job
-#    another dispatcher is taking. The first branch reads only the first WAITERS_AHEAD users, which the planner takes
-#    from `queue_waiters_next` in order (one index probe for the user, one for the job); a sort of every waiting user
-#    would cost a few milliseconds a claim with 1,000 of them. Only when none of those has a ready job it can lock
-#    (all backing off, or being taken) does the second branch read them all.
+#    with queued jobs of the mode are the rows of `queue_waiters` (V015, kept by triggers on jobs, and by the claim's
+#    own statement for a claimed job: V028) whose count is above 0, in the claim's order: by their last turn on the GPU
+#    type (never served first), then by how long they have waited. The users are sorted before the lateral lookup and
+#    nothing sorts after it, so the nested loop stops at the first user with a job it can lock; SKIP LOCKED passes over
+#    a user whose only ready job another dispatcher is taking. The first branch reads only the first WAITERS_AHEAD
+#    users, which the planner takes from `queue_waiters_next` in order (one index probe for the user, one for the job);
+#    a sort of every waiting user would cost a few milliseconds a claim with 1,000 of them. Only when none of those has
+#    a ready job it can lock (all backing off, or being taken) does the second branch read them all.
 WAITERS_AHEAD = 64
 _MODE_WAITERS = """SELECT job.id, job.state FROM (
         SELECT user_id FROM queue_waiters
@@ -291,10 +291,37 @@ def _fair_pick(*, ranked: bool, reserve: bool) -> str:
     return "\n    UNION ALL\n    ".join(branches) + "\n    LIMIT 1"
 
 
-# The claimed job's user takes the next turn on its GPU type, in the claim's own statement.
-_TAKE_TURN = """INSERT INTO queue_turns (gpu_type, user_id, turn)
+# A claim counts its job out of its user's `queue_waiters` row of the mode itself, in its own statement (V028: the
+# dequeue trigger leaves claims alone), as the trigger did: only while the count is above 0.
+_COUNT_OUT = """queued = CASE WHEN w.mode = m.mode AND w.queued > 0 THEN w.queued - 1 ELSE w.queued END,
+        reruns = CASE WHEN w.mode = m.mode AND w.queued > 0 THEN greatest(w.reruns - m.requeued::int, 0)
+                      ELSE w.reruns END"""
+# The fair claim's steps: the claimed job's user takes the next turn on its GPU type (queue_turns, which a new row
+# of the user's reads), and one UPDATE of the user's rows there writes the turn into each and counts the job out of
+# its mode's: one version of each row a claim, and the rows locked in the key's order.
+_CLAIM_STEPS = (
+    (
+        "turn",
+        """INSERT INTO queue_turns (gpu_type, user_id, turn)
     SELECT gpu_type, user_id, nextval('queue_turn_seq') FROM moved
-    ON CONFLICT (gpu_type, user_id) DO UPDATE SET turn = excluded.turn"""
+    ON CONFLICT (gpu_type, user_id) DO UPDATE SET turn = excluded.turn
+    RETURNING gpu_type, user_id, turn""",
+    ),
+    (
+        "waiting",
+        f"""UPDATE queue_waiters w SET turn = t.turn, {_COUNT_OUT}
+    FROM moved m JOIN turn t ON t.gpu_type = m.gpu_type AND t.user_id = m.user_id
+    WHERE w.gpu_type = m.gpu_type AND w.user_id = m.user_id""",
+    ),
+)
+# A job claimed by its id (a CLI running its own) takes no turn: it is counted out only.
+_CLAIM_JOB_STEPS = (
+    (
+        "waiting",
+        f"""UPDATE queue_waiters w SET {_COUNT_OUT}
+    FROM moved m WHERE w.gpu_type = m.gpu_type AND w.user_id = m.user_id AND w.mode = m.mode""",
+    ),
+)
 
 
 # The claim goes ahead only while the runner has a free slot by the store's count (V016 `runner_has_room`), whichever
@@ -375,8 +402,8 @@ async def claim_for_runner(
     sql = _move_sql(
         _ROOM_GATE.format(pick=_fair_pick(ranked=ranked, reserve=reserve)),
         _CLAIM_SETS,
-        after=_TAKE_TURN,
         before=_ROOM,
+        steps=_CLAIM_STEPS,
         # One row even when nothing moved, so that the room is answered either way.
         answer=f"SELECT (SELECT ok FROM room) AS room, moved.*, {_SPEC_COLUMNS} "
         f"FROM (SELECT 1) AS one LEFT JOIN moved ON true {_SPEC_JOINS}",
@@ -395,7 +422,7 @@ async def claim_for_runner(
 async def claim_job(conn: Conn, job_id: int, owner: str, lease_s: float, runner: str) -> Lease | None:
     """Dispatch this queued job (a CLI runs its own job at once); None when it is not queued or is locked."""
     picked = "SELECT id, state FROM jobs WHERE id = $1 AND state = 'queued' FOR UPDATE SKIP LOCKED"
-    row = await conn.fetchrow(_move_sql(picked, _CLAIM_SETS), job_id, owner, lease_s, runner)
+    row = await conn.fetchrow(_move_sql(picked, _CLAIM_SETS, steps=_CLAIM_JOB_STEPS), job_id, owner, lease_s, runner)
     return _lease(row) if row else None
 
 

@@ -87,3 +87,31 @@ async def test_a_user_whose_queue_emptied_is_found_again_with_their_turn(pool: a
     while (lease := await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")) is not None:
         order.append(lease.job_id)
     assert order.index(again) == 1
+
+
+async def test_each_claim_counts_its_job_out_and_a_fair_claim_turns_every_mode_of_its_user(pool: asyncpg.Pool) -> None:
+    # V028: a claim (a move to `dispatched` naming a runner) keeps the rows itself; the triggers keep the rest.
+    await add_problems(pool)
+    (cli,) = await _queue(pool, "ann", 1, mode="test")
+    await _queue(pool, "ann", 2, mode="benchmark")
+    stranded, _ = await _queue(pool, "bob", 2)
+    assert await jobs.claim_job(pool, cli, "cli", LEASE_S, "local") is not None  # a CLI's own job: no turn
+    assert await pool.fetchval("SELECT count(*) FROM queue_turns") == 0
+    assert await _waiting(pool) == await _counted(pool)
+
+    lease = await jobs.claim_next(pool, "h100", "d1", LEASE_S, "r1")  # ann's benchmark run: a turn for her
+    assert lease is not None and lease.runner == "r1"
+    turns = await pool.fetch(
+        """SELECT w.mode, w.turn, t.turn AS last FROM queue_waiters w
+        JOIN queue_turns t ON t.gpu_type = w.gpu_type AND t.user_id = w.user_id
+        WHERE w.gpu_type = 'h100' AND w.user_id = (SELECT user_id FROM jobs WHERE id = $1)""",
+        lease.job_id,
+    )
+    assert sorted(r["mode"] for r in turns) == ["benchmark", "test"]
+    assert all(r["turn"] == r["last"] for r in turns), "every mode's row of the user has the new turn"
+
+    # Leased to be failed (no runner answers, no runner named): the trigger counts it out.
+    await pool.execute("UPDATE jobs SET created_at = now() - interval '1 hour' WHERE id = $1", stranded)
+    failing = await jobs.claim_stranded(pool, "h100", "d1", LEASE_S, 600.0)
+    assert stranded in [f.job_id for f in failing]
+    assert await _waiting(pool) == await _counted(pool)
