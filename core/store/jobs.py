@@ -384,6 +384,20 @@ def _claimed_spec(found: dict[str, object]) -> JobSpec:
     return JobSpec(job_id=found["job_id"], submission_id=found["submission_id"], **spec)  # type: ignore[arg-type]
 
 
+@functools.cache
+def _claim_sql(*, ranked: bool, reserve: bool) -> str:
+    """The claim's statement for `claim_for_runner`, built once per kind (it is the dispatcher's most frequent)."""
+    return _move_sql(
+        _ROOM_GATE.format(pick=_fair_pick(ranked=ranked, reserve=reserve)),
+        _CLAIM_SETS,
+        before=_ROOM,
+        steps=_CLAIM_STEPS,
+        # One row even when nothing moved, so that the room is answered either way.
+        answer=f"SELECT (SELECT ok FROM room) AS room, moved.*, {_SPEC_COLUMNS} "
+        f"FROM (SELECT 1) AS one LEFT JOIN moved ON true {_SPEC_JOINS}",
+    )
+
+
 async def claim_for_runner(
     conn: Conn,
     gpu_type: str,
@@ -399,15 +413,7 @@ async def claim_for_runner(
     if capacity is not None and capacity < 0:
         raise ValueError(f"capacity {capacity} is not a number of runner slots; pass 0 or more, or None")
     reserve = capacity is not None
-    sql = _move_sql(
-        _ROOM_GATE.format(pick=_fair_pick(ranked=ranked, reserve=reserve)),
-        _CLAIM_SETS,
-        before=_ROOM,
-        steps=_CLAIM_STEPS,
-        # One row even when nothing moved, so that the room is answered either way.
-        answer=f"SELECT (SELECT ok FROM room) AS room, moved.*, {_SPEC_COLUMNS} "
-        f"FROM (SELECT 1) AS one LEFT JOIN moved ON true {_SPEC_JOINS}",
-    )
+    sql = _claim_sql(ranked=ranked, reserve=reserve)
     args: tuple[object, ...] = (gpu_type, owner, lease_s, runner) + ((capacity,) if reserve and ranked else ())
     row = await conn.fetchrow(sql, *args)
     assert row is not None, "the statement answers one row, moved or not"
@@ -597,7 +603,25 @@ async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) ->
     (in `picked`) before its submission's (in `outcome`). A job still `dispatched` (its run was too short to be
     marked running) gets its start and its move to `running` here too, from `result.started_s`."""
     _check_final(result.state)
-    first_case = _RESULT_ARGS + len(submissions.outcome_args(lease.job_id, result.outcome)) + 1
+    row = await conn.fetchrow(
+        _result_sql(),
+        lease.job_id,
+        lease.token,
+        result.state,
+        result.note,
+        *result.answers_for,
+        result.give_back,
+        result.started_s,
+        *submissions.outcome_args(lease.job_id, result.outcome),
+        *submissions.case_arrays(result.tests, result.timings),
+    )
+    return Submission(**row) if row else None
+
+
+@functools.cache
+def _result_sql() -> str:
+    """`finish_with_result`'s statement, built once."""
+    first_case = _RESULT_ARGS + submissions.OUTCOME_ARGS + 1
     steps = (
         (
             "outcome",
@@ -614,20 +638,7 @@ async def finish_with_result(conn: Conn, lease: Lease, result: FittingResult) ->
         ("cases", submissions.case_rows_sql(first_case, "moved.job_id", "moved")),
     )
     sets = f"{_FINISH_SETS}, started_at = coalesce(j.started_at, {_RESULT_STARTED})"
-    sql = _move_sql(_RESULT_FITS, sets, steps=steps, logged=_RESULT_LOGGED, answer="SELECT * FROM outcome")
-    row = await conn.fetchrow(
-        sql,
-        lease.job_id,
-        lease.token,
-        result.state,
-        result.note,
-        *result.answers_for,
-        result.give_back,
-        result.started_s,
-        *submissions.outcome_args(lease.job_id, result.outcome),
-        *submissions.case_arrays(result.tests, result.timings),
-    )
-    return Submission(**row) if row else None
+    return _move_sql(_RESULT_FITS, sets, steps=steps, logged=_RESULT_LOGGED, answer="SELECT * FROM outcome")
 
 
 @dataclass(frozen=True)

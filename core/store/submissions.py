@@ -370,6 +370,9 @@ _OUTCOME_COLUMNS = (
 )  # fmt: skip
 
 
+OUTCOME_ARGS = len(_OUTCOME_COLUMNS)
+
+
 def outcome_sets(first: int) -> str:
     """The SET list of an outcome's columns, their values parameters $first.. in `outcome_args`' order."""
     sets = [f"{column} = ${first + i}" for i, column in enumerate(_OUTCOME_COLUMNS)]
