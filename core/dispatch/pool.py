@@ -99,18 +99,28 @@ class RunnerPool:
     def acquire(self, gpu_type: str, *, passed_over: Collection[str] = ()) -> JobRunner | None:
         """Reserve a slot on the least busy answering runner of `gpu_type`, or None when all are busy or down;
         `passed_over` names runners not to choose (full by the store's count)."""
-        free = [
-            r
-            for r in self._runners.values()
-            if r.gpu_type == gpu_type
-            and r.name not in passed_over
-            and self._busy[r.name] + self._elsewhere.get(r.name, 0) < r.slots
-            and r.name not in self._down
-            and self._takes_jobs(r.name)
-        ]
-        if not free:
+        # One walk, in the pool's order, that stops at the first idle runner: what `min` over the free ones would
+        # choose (the first of the least busy), without building the list on every claim of a fleet of many.
+        runner: JobRunner | None = None
+        least = 1.0
+        for r in self._runners.values():
+            name = r.name
+            busy = self._busy[name]
+            if (
+                r.gpu_type != gpu_type
+                or name in passed_over
+                or busy + self._elsewhere.get(name, 0) >= r.slots
+                or name in self._down
+                or not self._takes_jobs(name)
+            ):
+                continue
+            share = busy / r.slots
+            if runner is None or share < least:
+                runner, least = r, share
+                if busy == 0:
+                    break
+        if runner is None:
             return None
-        runner = min(free, key=lambda r: self._busy[r.name] / r.slots)
         self._busy[runner.name] += 1
         return runner
 
