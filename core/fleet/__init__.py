@@ -209,6 +209,11 @@ async def register(
 
 async def heartbeat(pool: asyncpg.Pool, runner_id: int, beat: RunnerHeartbeat) -> RunnerStanding:
     """The runner is alive. One that left (it was silent too long) must register again: RunnerGoneError."""
+    # The usual beat, a runner in its pool, is one statement: one round trip where the checks below take five, for
+    # every runner every `heartbeat_s`. Any other runner is read and told why.
+    row = await store.heard_from_member(pool, runner_id, beat.state)
+    if row is not None:
+        return standing(row)
     async with pool.acquire() as conn, conn.transaction():
         row = await store.get_runner(conn, runner_id, lock=True)
         if row is None:

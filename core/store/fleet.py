@@ -196,6 +196,18 @@ async def heard_from(conn: Conn, runner_id: int, state: str) -> None:
     await conn.execute("UPDATE runners SET last_seen_at = now(), state = $2 WHERE id = $1", runner_id, state)
 
 
+async def heard_from_member(conn: Conn, runner_id: int, state: str) -> RunnerRow | None:
+    """A heartbeat of a runner that is in its pool (active or draining), in one statement: the runner as it now is,
+    or None, changing nothing, for any other runner (the caller tells why)."""
+    row = await conn.fetchrow(
+        f"""UPDATE runners SET last_seen_at = now(), state = $2 WHERE id = $1 AND state IN ('active', 'draining')
+        RETURNING {_RUNNER_COLUMNS}""",
+        runner_id,
+        state,
+    )
+    return RunnerRow(**row) if row else None
+
+
 async def sweep_silent(conn: Conn, timeout_s: float) -> list[RunnerRow]:
     """Runners not heard from within `timeout_s` leave their pool; the ones that just left."""
     rows = await conn.fetch(
