@@ -119,7 +119,8 @@ def _wait(driver: WebDriver, timeout_s: float, condition, what: str):  # type: i
     try:
         return WebDriverWait(driver, timeout_s, poll_frequency=0.05).until(condition)
     except TimeoutException:
-        raise AssertionError(f"{what} within {timeout_s:.0f} s; the page: {driver.page_source[-3000:]}") from None
+        seen = f"at {driver.current_url}; the page: {driver.page_source[-3000:]}"
+        raise AssertionError(f"{what} within {timeout_s:.0f} s {seen}") from None
 
 
 # The editor is in a shadow root (its styles must be, under the CSP): found through its host.
@@ -213,7 +214,9 @@ def compete(base_url: str, browser: str, driver_path: str, upload_file: Path, sh
         problem_url = base_url + "problems/vector_add"
         driver.get(problem_url)
         driver.find_element(By.LINK_TEXT, "Sign in to submit").click()  # Discord approves at once (the fake)
-        _wait(driver, 60, expected_conditions.url_to_be(problem_url), "the sign-in did not come back")
+        # Back on the problem's page, under its own name or its canonical one (the page links the canonical).
+        canonical = base_url + "problems/vector-addition"
+        _wait(driver, 60, lambda d: d.current_url in (problem_url, canonical), "the sign-in did not come back")
         _editor_ready(driver)
 
         # The correct solution, ranked: pasted over the starter, then a line typed at its end.
